@@ -1,0 +1,63 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Ferry: an AFNetworking-style HTTP client framework for Swift on Linux, on its own
+// HTTP/1.1 engine over POSIX sockets and OpenSSL. ARCHITECTURE.md explains the modules.
+
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let nioTestServer: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+]
+
+let package = Package(
+    name: "Ferry",
+    products: [
+        .library(name: "Ferry", targets: ["Ferry"]),
+        .executable(name: "ferry", targets: ["ferry"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Test-only: an independent HTTP server for integration tests.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // MARK: - System libraries and C shims
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(name: "CFerryShims", dependencies: ["COpenSSL", "CZlib"]),
+
+        // MARK: - Library modules (arrows point down only)
+        .target(name: "FerryIO", dependencies: ["CFerryShims", logging]),
+        .target(name: "FerryWire", dependencies: [httpTypes]),
+        .target(
+            name: "FerryEngine",
+            dependencies: ["FerryIO", "FerryWire", "CFerryShims", "CZlib", "COpenSSL", httpTypes, logging]
+        ),
+        .target(name: "FerrySession", dependencies: ["FerryEngine", "FerryIO", "FerryWire", httpTypes, logging]),
+        .target(name: "Ferry", dependencies: ["FerrySession", httpTypes]),
+
+        // MARK: - Examples (public API only)
+        .executableTarget(name: "ferry", dependencies: ["Ferry"], path: "Examples/ferry"),
+
+        // MARK: - Tests
+        .target(name: "TestSupport", dependencies: nioTestServer, path: "Tests/TestSupport"),
+        .testTarget(name: "FerryWireTests", dependencies: ["FerryWire", httpTypes], resources: [.copy("Fixtures")]),
+        .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "CFerryShims"]),
+        .testTarget(name: "FerryEngineTests", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "TestSupport", httpTypes]),
+        .testTarget(name: "FerrySessionTests", dependencies: ["FerrySession", "Ferry", "TestSupport", httpTypes]),
+        .testTarget(name: "FerryCLITests", dependencies: ["ferry", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

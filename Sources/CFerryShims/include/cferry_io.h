@@ -1,0 +1,19 @@
+#ifndef CFERRY_IO_H
+#define CFERRY_IO_H
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <netdb.h>
+
+// epoll's event bits are an anonymous enum Swift does not import as constants.
+static inline uint32_t cferry_epollin(void) { return EPOLLIN; }
+static inline uint32_t cferry_epollout(void) { return EPOLLOUT; }
+static inline uint32_t cferry_epollerr(void) { return EPOLLERR; }
+static inline uint32_t cferry_epollhup(void) { return EPOLLHUP; }
+static inline uint32_t cferry_epollrdhup(void) { return EPOLLRDHUP; }
+static inline uint32_t cferry_epollet(void) { return EPOLLET; }
+#endif

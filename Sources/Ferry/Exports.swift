@@ -1,0 +1,6 @@
+// `import Ferry` is all a user writes: the lower public modules come with it.
+@_exported import FerrySession
+@_exported import FerryEngine
+@_exported import FerryWire
+@_exported import FerryIO
+@_exported import HTTPTypes

@@ -1,0 +1,87 @@
+import FerryIO
+import FerryWire
+
+/// Why the engine could not complete an exchange.
+///
+/// The engine reports these; `FerrySession` translates them into `NetworkError` in one
+/// mapping file. Each case carries the typed cause so nothing is lost in translation.
+package struct EngineError: Error, Sendable, CustomStringConvertible {
+    /// The phase an exchange was in when it failed.
+    package enum Phase: String, Sendable {
+        case resolving, connecting, sendingRequest, awaitingResponse, receivingHead, receivingBody
+    }
+
+    /// What happened.
+    package enum Kind: Sendable {
+        /// The caller cancelled, or the session was invalidated.
+        case cancelled
+        /// The URL cannot be fetched: no host, bad port, or similar.
+        case invalidURL(String)
+        /// The scheme is not one the engine speaks.
+        case unsupportedScheme(String)
+        /// The request was refused before anything was sent.
+        case invalidRequest(RequestEncodingError)
+        /// The host name could not be resolved.
+        case hostNotFound(DNSError)
+        /// Every address of the host refused or failed to connect; the last error is kept.
+        case connectFailed(host: String, port: Int, SystemError)
+        /// The connect timeout fired before any address answered.
+        case connectTimedOut(host: String, port: Int)
+        /// No byte moved for longer than the idle timeout.
+        case idleTimedOut(Phase)
+        /// The whole exchange took longer than its total timeout.
+        case totalTimedOut(Phase)
+        /// Writing the request failed.
+        case sendFailed(SystemError)
+        /// Reading the response failed (for example a reset).
+        case receiveFailed(SystemError, Phase)
+        /// The peer closed the connection before sending any byte of a response.
+        case emptyReply
+        /// The response violated HTTP/1.1 or a parser limit (includes EOF inside the head).
+        case parse(HTTPParseError)
+        /// The peer closed the connection inside a length-delimited or chunked body.
+        case partialBody(received: Int64, expected: Int64?)
+        /// The body could not be decoded.
+        case decoding(ContentDecodingError)
+        /// The body is larger than the caller allowed.
+        case bodyTooLarge(limit: Int64)
+        /// A local file could not be read (upload) or written (download).
+        case fileError(path: String, SystemError)
+        /// The request body stream failed or lied about its length.
+        case requestBodyFailed(String)
+    }
+
+    /// What happened.
+    package let kind: Kind
+
+    /// Creates an error.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// A readable sentence naming the cause.
+    package var description: String {
+        switch kind {
+        case .cancelled: return "cancelled"
+        case .invalidURL(let text): return "invalid URL: \(text)"
+        case .unsupportedScheme(let scheme): return "unsupported protocol \"\(scheme)\""
+        case .invalidRequest(let error): return "refused to send request: \(error)"
+        case .hostNotFound(let error): return error.description
+        case .connectFailed(let host, let port, let error):
+            return "Failed to connect to \(host) port \(port): \(error.errnoText)"
+        case .connectTimedOut(let host, let port):
+            return "Connection to \(host) port \(port) timed out"
+        case .idleTimedOut(let phase): return "no data for too long while \(phase.rawValue)"
+        case .totalTimedOut(let phase): return "operation timed out while \(phase.rawValue)"
+        case .sendFailed(let error): return "failed sending request: \(error)"
+        case .receiveFailed(let error, let phase): return "failure while \(phase.rawValue): \(error)"
+        case .emptyReply: return "Empty reply from server"
+        case .parse(let error): return "malformed response: \(error)"
+        case .partialBody(let received, let expected):
+            if let expected { return "transfer closed with \(expected - received) bytes remaining to read" }
+            return "transfer closed with outstanding read data remaining (\(received) bytes read)"
+        case .decoding(let error): return "could not decode body: \(error)"
+        case .bodyTooLarge(let limit): return "body larger than the allowed \(limit) bytes"
+        case .fileError(let path, let error): return "\(path): \(error.errnoText)"
+        case .requestBodyFailed(let text): return "request body failed: \(text)"
+        }
+    }
+}

@@ -1,0 +1,1 @@
+// FerrySession: the URLSession-like layer over FerryEngine. See ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// TestSupport: servers that are not Ferry's code, for integration tests.

@@ -1,1 +1,0 @@
-// FerrySession: the URLSession-like layer over FerryEngine. See ARCHITECTURE.md.

@@ -1,0 +1,156 @@
+import FerryEngine
+import FerryIO
+import FerryWire
+import Foundation
+
+/// The one error Ferry's public API throws.
+///
+/// ``code`` mirrors `URLError.Code` numbers where the meaning matches, so code written against
+/// URLSession reads the same; Ferry-only failures (such as a pinning mismatch) use their own
+/// range. ``underlyingError`` keeps the typed cause: a ``SystemError`` (errno and syscall), a
+/// ``DNSError``, an ``HTTPParseError`` (kind and byte offset), a ``ContentDecodingError`` or a
+/// ``RequestEncodingError``.
+public struct NetworkError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as a number. An open set: new codes can be added without breaking callers.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The number, equal to `URLError.Code.rawValue` where one matches.
+        public let rawValue: Int
+        /// Creates a code from its number.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// The task was cancelled (-999).
+        public static let cancelled = Code(rawValue: -999)
+        /// The URL is malformed (-1000).
+        public static let badURL = Code(rawValue: -1000)
+        /// A timeout fired: connect, idle or total (-1001).
+        public static let timedOut = Code(rawValue: -1001)
+        /// The URL's scheme is not supported (-1002).
+        public static let unsupportedURL = Code(rawValue: -1002)
+        /// The host name could not be resolved (-1003).
+        public static let cannotFindHost = Code(rawValue: -1003)
+        /// No address of the host accepted a connection (-1004).
+        public static let cannotConnectToHost = Code(rawValue: -1004)
+        /// The connection failed or closed during the exchange (-1005).
+        public static let networkConnectionLost = Code(rawValue: -1005)
+        /// Name resolution failed for a reason other than the name not existing (-1006).
+        public static let dnsLookupFailed = Code(rawValue: -1006)
+        /// Too many redirects (-1007).
+        public static let httpTooManyRedirects = Code(rawValue: -1007)
+        /// The server's reply is unusable, or a validation rejected it (-1011).
+        public static let badServerResponse = Code(rawValue: -1011)
+        /// The server closed the connection without sending a byte (-1014 in URLSession terms).
+        public static let zeroByteResource = Code(rawValue: -1014)
+        /// The body could not be decoded (-1016).
+        public static let cannotDecodeContentData = Code(rawValue: -1016)
+        /// The response is not valid HTTP (-1017).
+        public static let cannotParseResponse = Code(rawValue: -1017)
+        /// The body is larger than allowed (-1103).
+        public static let dataLengthExceedsMaximum = Code(rawValue: -1103)
+        /// The TLS handshake failed (-1200).
+        public static let secureConnectionFailed = Code(rawValue: -1200)
+        /// The server certificate is expired (-1201).
+        public static let serverCertificateHasBadDate = Code(rawValue: -1201)
+        /// The server certificate is not trusted (-1202).
+        public static let serverCertificateUntrusted = Code(rawValue: -1202)
+        /// The server certificate chains to an unknown root (-1203).
+        public static let serverCertificateHasUnknownRoot = Code(rawValue: -1203)
+        /// The server certificate is not yet valid (-1204).
+        public static let serverCertificateNotYetValid = Code(rawValue: -1204)
+        /// The server rejected the client certificate (-1205).
+        public static let clientCertificateRejected = Code(rawValue: -1205)
+        /// The server requires a client certificate (-1206).
+        public static let clientCertificateRequired = Code(rawValue: -1206)
+        /// A local file could not be read (-1008 `resourceUnavailable` is URLSession's nearest; Ferry uses -3001).
+        public static let cannotOpenFile = Code(rawValue: -3001)
+        /// A file could not be created (-3000).
+        public static let cannotCreateFile = Code(rawValue: -3000)
+        /// Writing to a file failed (-3003).
+        public static let cannotWriteToFile = Code(rawValue: -3003)
+
+        // Ferry-only codes live in -4000…-4999.
+
+        /// The request was refused before any byte was sent: an invalid header or method (-4001).
+        public static let invalidRequest = Code(rawValue: -4001)
+        /// The server's certificate or key matched no pin (-4002).
+        public static let pinningMismatch = Code(rawValue: -4002)
+        /// The session was invalidated before the task could run (-4003).
+        public static let sessionInvalidated = Code(rawValue: -4003)
+        /// A response serializer rejected the body (-4004).
+        public static let responseSerializationFailed = Code(rawValue: -4004)
+        /// The request body failed or lied about its length (-4005).
+        public static let requestBodyFailed = Code(rawValue: -4005)
+
+        /// The code's name, such as `timedOut`, for logs and metric labels.
+        public var description: String {
+            Self.names[rawValue] ?? "code \(rawValue)"
+        }
+
+        private static let names: [Int: String] = [
+            -999: "cancelled", -1000: "badURL", -1001: "timedOut", -1002: "unsupportedURL",
+            -1003: "cannotFindHost", -1004: "cannotConnectToHost", -1005: "networkConnectionLost",
+            -1006: "dnsLookupFailed", -1007: "httpTooManyRedirects", -1011: "badServerResponse",
+            -1014: "zeroByteResource", -1016: "cannotDecodeContentData", -1017: "cannotParseResponse",
+            -1103: "dataLengthExceedsMaximum", -1200: "secureConnectionFailed",
+            -1201: "serverCertificateHasBadDate", -1202: "serverCertificateUntrusted",
+            -1203: "serverCertificateHasUnknownRoot", -1204: "serverCertificateNotYetValid",
+            -1205: "clientCertificateRejected", -1206: "clientCertificateRequired",
+            -3000: "cannotCreateFile", -3001: "cannotOpenFile", -3003: "cannotWriteToFile",
+            -4001: "invalidRequest", -4002: "pinningMismatch", -4003: "sessionInvalidated",
+            -4004: "responseSerializationFailed", -4005: "requestBodyFailed",
+        ]
+    }
+
+    /// Largest body prefix kept in ``responseData``.
+    public static let maxResponseDataBytes = 64 * 1024
+
+    /// What went wrong.
+    public let code: Code
+    /// The URL of the request that failed.
+    public let failingURL: URL?
+    /// The typed cause, when there is one.
+    public let underlyingError: (any Error & Sendable)?
+    /// For a validation failure, the response that was rejected.
+    public let response: NetworkResponse?
+    /// For a validation failure, the start of the rejected body (at most ``maxResponseDataBytes``).
+    public let responseData: Data?
+    /// A sentence naming the cause in a user's words.
+    public let reason: String
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - reason: A sentence naming the cause (host, errno text, parse error…).
+    ///   - failingURL: The URL of the request.
+    ///   - underlyingError: The typed cause.
+    ///   - response: The rejected response, for validation failures.
+    ///   - responseData: The rejected body; it is truncated to ``maxResponseDataBytes``.
+    public init(
+        _ code: Code,
+        reason: String,
+        failingURL: URL? = nil,
+        underlyingError: (any Error & Sendable)? = nil,
+        response: NetworkResponse? = nil,
+        responseData: Data? = nil
+    ) {
+        self.code = code
+        self.reason = reason
+        self.failingURL = failingURL
+        self.underlyingError = underlyingError
+        self.response = response
+        self.responseData = responseData.map { $0.prefix(Self.maxResponseDataBytes) }
+    }
+
+    /// `reason (code -1004 cannotConnectToHost) for URL`.
+    public var description: String {
+        var text = "\(reason) (\(code.rawValue) \(code))"
+        if let failingURL { text += " [\(failingURL.absoluteString)]" }
+        return text
+    }
+}
+
+extension NetworkError: Equatable {
+    /// Two errors are equal when their code and failing URL are; the cause is for diagnosis.
+    public static func == (lhs: NetworkError, rhs: NetworkError) -> Bool {
+        lhs.code == rhs.code && lhs.failingURL == rhs.failingURL
+    }
+}

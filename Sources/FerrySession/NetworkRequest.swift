@@ -1,0 +1,83 @@
+import Foundation
+import FerryWire
+import HTTPTypes
+
+/// A request to load: URL, method, header fields, body and per-request limits.
+///
+/// The counterpart of `URLRequest`. Header fields are typed (`HTTPFields`); the text setters
+/// ``setValue(_:forHTTPHeaderField:)`` and ``addValue(_:forHTTPHeaderField:)`` refuse a name
+/// that is not a token or a value containing CR, LF or NUL instead of silently rewriting it.
+public struct NetworkRequest: Sendable {
+    /// The URL to load (`http` in this version).
+    public var url: URL
+    /// The request method.
+    public var method: HTTPRequest.Method
+    /// Header fields sent after the session's additional headers (a field here replaces the
+    /// session's field of the same name).
+    public var headerFields: HTTPFields
+    /// The body to send, if any.
+    public var body: RequestBody?
+    /// Overrides ``SessionConfiguration/timeoutIntervalForRequest`` (idle timeout) for this request.
+    public var timeoutInterval: Duration?
+    /// Overrides ``SessionConfiguration/maximumResponseBodySize`` for this request.
+    public var maximumResponseBodySize: Int64?
+
+    /// Creates a request.
+    /// - Parameters:
+    ///   - url: The URL to load.
+    ///   - method: The method; GET by default.
+    ///   - headerFields: Extra header fields.
+    ///   - body: The body to send.
+    public init(
+        url: URL,
+        method: HTTPRequest.Method = .get,
+        headerFields: HTTPFields = [:],
+        body: RequestBody? = nil
+    ) {
+        self.url = url
+        self.method = method
+        self.headerFields = headerFields
+        self.body = body
+    }
+
+    /// Replaces every field named `name` with `value`, or removes them when `value` is nil.
+    /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidRequest`` when `name` is not a
+    ///   token or `value` holds CR, LF, NUL or another forbidden byte.
+    public mutating func setValue(_ value: String?, forHTTPHeaderField name: String) throws(NetworkError) {
+        let fieldName = try Self.validatedName(name)
+        guard let value else {
+            headerFields[fieldName] = nil
+            return
+        }
+        headerFields[fieldName] = try Self.validatedValue(value, name: name)
+    }
+
+    /// Appends a field, keeping fields of the same name already present.
+    /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidRequest`` as for
+    ///   ``setValue(_:forHTTPHeaderField:)``.
+    public mutating func addValue(_ value: String, forHTTPHeaderField name: String) throws(NetworkError) {
+        let fieldName = try Self.validatedName(name)
+        headerFields.append(HTTPField(name: fieldName, value: try Self.validatedValue(value, name: name)))
+    }
+
+    private static func validatedName(_ name: String) throws(NetworkError) -> HTTPField.Name {
+        guard let fieldName = HTTPField.Name(name) else {
+            throw NetworkError(
+                .invalidRequest, reason: "invalid header name \"\(name.prefix(80))\"",
+                underlyingError: RequestEncodingError(.invalidFieldName, detail: name))
+        }
+        return fieldName
+    }
+
+    // RFC 9110 §5.5: a field value is visible ASCII, obs-text, SP and HTAB. swift-http-types
+    // would turn CR, LF and NUL into spaces; Ferry refuses them so nothing is smuggled or changed.
+    private static func validatedValue(_ value: String, name: String) throws(NetworkError) -> String {
+        let trimmed = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        guard HTTPField.isValidValue(trimmed) else {
+            throw NetworkError(
+                .invalidRequest, reason: "header \(name) has a value with CR, LF, NUL or another control character",
+                underlyingError: RequestEncodingError(.invalidFieldValue, detail: name))
+        }
+        return trimmed
+    }
+}

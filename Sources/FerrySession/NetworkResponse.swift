@@ -1,0 +1,49 @@
+import Foundation
+import HTTPTypes
+
+/// The head of an HTTP response: status, header fields and the URL it answers.
+///
+/// The counterpart of `HTTPURLResponse`.
+public struct NetworkResponse: Sendable, Equatable {
+    /// The URL of the request this responds to.
+    public var url: URL
+    /// Status code and reason phrase, as sent.
+    public var status: HTTPResponse.Status
+    /// Header fields, in order, duplicates kept.
+    public var headerFields: HTTPFields
+    /// `HTTP/1.1` or `HTTP/1.0`.
+    public var httpVersion: String
+
+    /// Creates a response.
+    public init(url: URL, status: HTTPResponse.Status, headerFields: HTTPFields, httpVersion: String = "HTTP/1.1") {
+        self.url = url
+        self.status = status
+        self.headerFields = headerFields
+        self.httpVersion = httpVersion
+    }
+
+    /// The status code, such as 200.
+    public var statusCode: Int { status.code }
+
+    /// The announced body length (Content-Length), or `nil` when unknown or when the body is
+    /// content-decoded (the announced length is then the encoded size).
+    public var expectedContentLength: Int64? {
+        guard headerFields[.contentEncoding] == nil,
+              let text = headerFields[.contentLength], let length = Int64(text), length >= 0 else { return nil }
+        return length
+    }
+
+    /// The value of the first field named `name`, or the comma-joined values when repeated.
+    public func value(forHTTPHeaderField name: String) -> String? {
+        guard let fieldName = HTTPField.Name(name) else { return nil }
+        let values = headerFields[values: fieldName]
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
+    /// The MIME type from Content-Type, lower-cased, without parameters.
+    public var mimeType: String? {
+        guard let type = headerFields[.contentType] else { return nil }
+        let bare = type.split(separator: ";", maxSplits: 1).first.map(String.init) ?? type
+        return bare.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+}

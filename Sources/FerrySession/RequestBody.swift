@@ -1,0 +1,48 @@
+import Foundation
+
+/// What a request sends: bytes in memory, a file streamed from disk, or an async stream.
+///
+/// Files are never loaded whole: they are read in slices as the connection can take them.
+/// A stream with an unknown length is sent with chunked transfer coding.
+public struct RequestBody: Sendable {
+    /// An async sequence of byte chunks, type-erased.
+    public typealias ByteChunks = any AsyncSequence<[UInt8], any Error> & Sendable
+
+    enum Storage: Sendable {
+        case bytes([UInt8])
+        case file(path: String)
+        case stream(ByteChunks, length: Int64?)
+    }
+
+    let storage: Storage
+
+    /// A body from bytes in memory.
+    public static func data(_ data: Data) -> RequestBody { RequestBody(storage: .bytes(Array(data))) }
+
+    /// A body from bytes in memory.
+    public static func bytes(_ bytes: [UInt8]) -> RequestBody { RequestBody(storage: .bytes(bytes)) }
+
+    /// A body read from a file, streamed with its length as Content-Length.
+    ///
+    /// The file is opened when the request is sent; a missing or unreadable file fails the
+    /// request with ``NetworkError/Code/cannotOpenFile``.
+    public static func file(_ url: URL) -> RequestBody { RequestBody(storage: .file(path: url.path)) }
+
+    /// A body produced by an async sequence of chunks.
+    /// - Parameters:
+    ///   - chunks: The chunks, in order.
+    ///   - length: The total length if known (sent as Content-Length, and enforced); `nil`
+    ///     sends the body chunked.
+    public static func stream(_ chunks: ByteChunks, length: Int64?) -> RequestBody {
+        RequestBody(storage: .stream(chunks, length: length))
+    }
+
+    /// The length when it is known without reading (memory bodies and streams that declare it).
+    public var knownLength: Int64? {
+        switch storage {
+        case .bytes(let bytes): return Int64(bytes.count)
+        case .file: return nil
+        case .stream(_, let length): return length
+        }
+    }
+}

@@ -5,14 +5,14 @@ import FerryWire
 ///
 /// The engine reports these; `FerrySession` translates them into `NetworkError` in one
 /// mapping file. Each case carries the typed cause so nothing is lost in translation.
-package struct EngineError: Error, Sendable, CustomStringConvertible {
+package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The phase an exchange was in when it failed.
-    package enum Phase: String, Sendable {
+    package enum Phase: String, Sendable, Equatable {
         case resolving, connecting, sendingRequest, awaitingResponse, receivingHead, receivingBody
     }
 
     /// What happened.
-    package enum Kind: Sendable {
+    package enum Kind: Sendable, Equatable {
         /// The caller cancelled, or the session was invalidated.
         case cancelled
         /// The URL cannot be fetched: no host, bad port, or similar.
@@ -45,8 +45,10 @@ package struct EngineError: Error, Sendable, CustomStringConvertible {
         case decoding(ContentDecodingError)
         /// The body is larger than the caller allowed.
         case bodyTooLarge(limit: Int64)
-        /// A local file could not be read (upload) or written (download).
-        case fileError(path: String, SystemError)
+        /// A local file could not be read for an upload.
+        case fileReadFailed(path: String, SystemError)
+        /// A local file could not be created or written for a download.
+        case fileWriteFailed(path: String, SystemError)
         /// The request body stream failed or lied about its length.
         case requestBodyFailed(String)
     }
@@ -80,7 +82,8 @@ package struct EngineError: Error, Sendable, CustomStringConvertible {
             return "transfer closed with outstanding read data remaining (\(received) bytes read)"
         case .decoding(let error): return "could not decode body: \(error)"
         case .bodyTooLarge(let limit): return "body larger than the allowed \(limit) bytes"
-        case .fileError(let path, let error): return "\(path): \(error.errnoText)"
+        case .fileReadFailed(let path, let error): return "cannot read \(path): \(error.errnoText)"
+        case .fileWriteFailed(let path, let error): return "cannot write \(path): \(error.errnoText)"
         case .requestBodyFailed(let text): return "request body failed: \(text)"
         }
     }

@@ -51,6 +51,8 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         case fileWriteFailed(path: String, SystemError)
         /// The request body stream failed or lied about its length.
         case requestBodyFailed(String)
+        /// Ferry's own bug: an impossible transition. The request fails; the process lives on.
+        case internalInconsistency(String)
     }
 
     /// What happened.
@@ -85,6 +87,7 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         case .fileReadFailed(let path, let error): return "cannot read \(path): \(error.errnoText)"
         case .fileWriteFailed(let path, let error): return "cannot write \(path): \(error.errnoText)"
         case .requestBodyFailed(let text): return "request body failed: \(text)"
+        case .internalInconsistency(let text): return "internal error in Ferry: \(text)"
         }
     }
 }

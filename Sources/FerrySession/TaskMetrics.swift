@@ -23,6 +23,9 @@ public struct TransactionMetrics: Sendable {
     public var responseEnd: Duration?
     /// The connection had served an earlier request.
     public var isReusedConnection: Bool
+    /// Connections opened for this exchange: 0 on a reused connection, 1 normally, 2 when a
+    /// request was retried on a fresh connection after a kept-alive one died.
+    public var connectionsOpened: Int
     /// The peer's address, such as `127.0.0.1`.
     public var remoteAddress: String?
     /// The peer's port.
@@ -42,6 +45,7 @@ public struct TransactionMetrics: Sendable {
     public init(fetchStart: Date) {
         self.fetchStart = fetchStart
         isReusedConnection = false
+        connectionsOpened = 0
         requestHeaderBytesSent = 0
         requestBodyBytesSent = 0
         responseHeaderBytesReceived = 0

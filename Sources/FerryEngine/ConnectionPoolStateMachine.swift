@@ -1,0 +1,266 @@
+import FerryIO
+
+/// Which connections may serve a request: same scheme, host and port (and, later, proxy and
+/// TLS settings). Two keys never share a connection.
+package struct PoolKey: Hashable, Sendable, CustomStringConvertible {
+    /// `http` (or `https` once TLS lands).
+    package var scheme: String
+    /// Host name or address literal, lower-cased, without brackets.
+    package var host: String
+    /// TCP port.
+    package var port: Int
+
+    /// Creates a key.
+    package init(scheme: String, host: String, port: Int) {
+        self.scheme = scheme
+        self.host = host.lowercased()
+        self.port = port
+    }
+
+    /// `http://host:port`.
+    package var description: String { "\(scheme)://\(host):\(port)" }
+}
+
+/// Decides which connection serves which request, for all hosts of one event loop.
+///
+/// Pure: the owning `ConnectionPool` feeds it events and performs the returned actions
+/// (connecting, running exchanges, closing, timers). Idle connections are reused last in,
+/// first out (the warmest socket, as urllib3 does); waiters are served first come, first served.
+package struct ConnectionPoolStateMachine {
+    /// Identifies a connection within one pool.
+    package typealias ConnectionID = Int
+    /// Identifies a waiting request within one pool.
+    package typealias RequestID = Int
+
+    /// What the owner must do.
+    package enum Action: Equatable {
+        /// Open a new connection for `key`.
+        case createConnection(ConnectionID, PoolKey)
+        /// Run the request on the connection (an idle one being reused, or a fresh one).
+        case execute(RequestID, on: ConnectionID)
+        /// Fail the request without running it.
+        case failRequest(RequestID, EngineError)
+        /// Close the connection and forget it.
+        case closeConnection(ConnectionID)
+        /// Arm the idle timer of a connection that just became idle.
+        case scheduleIdleTimeout(ConnectionID, at: Deadline)
+    }
+
+    private struct IdleConnection {
+        var id: ConnectionID
+        var since: Deadline
+    }
+
+    private struct HostState {
+        // Connections parked between exchanges; the last is the most recently used.
+        var idle: [IdleConnection] = []
+        // Connections running an exchange.
+        var busy: Set<ConnectionID> = []
+        // Connections still being opened.
+        var connecting: Set<ConnectionID> = []
+        // Requests waiting for a connection, oldest first.
+        var waiters: [RequestID] = []
+
+        var connectionCount: Int { idle.count + busy.count + connecting.count }
+        var isEmpty: Bool { connectionCount == 0 && waiters.isEmpty }
+    }
+
+    private enum State {
+        // Serving requests.
+        case running
+        // Shut down: no new work; busy connections close when their exchange ends.
+        case shutDown
+    }
+
+    private var state: State = .running
+    private var hosts: [PoolKey: HostState] = [:]
+    private var keyOfConnection: [ConnectionID: PoolKey] = [:]
+    private var nextConnectionID: ConnectionID = 0
+    private let maxConnectionsPerHost: Int
+    private let idleTimeout: Duration
+
+    /// Creates a pool machine.
+    /// - Parameters:
+    ///   - maxConnectionsPerHost: Most connections per key (at least 1).
+    ///   - idleTimeout: How long a connection may stay idle before it is closed.
+    package init(maxConnectionsPerHost: Int, idleTimeout: Duration) {
+        self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
+        self.idleTimeout = idleTimeout
+    }
+
+    // MARK: - Events
+
+    /// A request needs a connection for `key`.
+    /// - Parameters:
+    ///   - request: The waiting request.
+    ///   - key: Which connections may serve it.
+    ///   - fresh: Skip idle connections: a retry after a reused connection died. Parked
+    ///     connections of the host are then suspect too, so the oldest makes room if needed.
+    package mutating func leaseRequested(_ request: RequestID, key: PoolKey, fresh: Bool = false) -> [Action] {
+        switch state {
+        case .shutDown:
+            return [.failRequest(request, EngineError(.cancelled))]
+        case .running:
+            var host = hosts[key, default: HostState()]
+            defer { hosts[key] = host }
+            var actions: [Action] = []
+            if !fresh, let reused = host.idle.popLast() {
+                host.busy.insert(reused.id)
+                return [.execute(request, on: reused.id)]
+            }
+            if fresh, host.connectionCount >= maxConnectionsPerHost, !host.idle.isEmpty {
+                let oldest = host.idle.removeFirst()
+                keyOfConnection[oldest.id] = nil
+                actions.append(.closeConnection(oldest.id))
+            }
+            host.waiters.append(request)
+            if host.connectionCount < maxConnectionsPerHost {
+                actions.append(createConnection(for: key, in: &host))
+            }
+            return actions
+        }
+    }
+
+    /// The request gave up (cancelled or timed out) before it got a connection.
+    /// - Returns: `true` when the request was still waiting and is now removed.
+    package mutating func leaseCancelled(_ request: RequestID, key: PoolKey) -> Bool {
+        guard var host = hosts[key], let index = host.waiters.firstIndex(of: request) else { return false }
+        host.waiters.remove(at: index)
+        hosts[key] = host
+        return true
+    }
+
+    /// A connection finished opening.
+    package mutating func connectionEstablished(_ connection: ConnectionID, now: Deadline) -> [Action] {
+        guard let key = keyOfConnection[connection], var host = hosts[key] else { return [.closeConnection(connection)] }
+        defer { hosts[key] = host }
+        host.connecting.remove(connection)
+        switch state {
+        case .shutDown:
+            keyOfConnection[connection] = nil
+            return [.closeConnection(connection)]
+        case .running:
+            if !host.waiters.isEmpty {
+                let request = host.waiters.removeFirst()
+                host.busy.insert(connection)
+                return [.execute(request, on: connection)]
+            }
+            host.idle.append(IdleConnection(id: connection, since: now))
+            return [.scheduleIdleTimeout(connection, at: now + idleTimeout)]
+        }
+    }
+
+    /// Opening a connection failed; the oldest waiter, for whom it was opened, fails with it.
+    package mutating func connectionFailed(_ connection: ConnectionID, error: EngineError) -> [Action] {
+        guard let key = keyOfConnection.removeValue(forKey: connection), var host = hosts[key] else { return [] }
+        defer { store(host, for: key) }
+        host.connecting.remove(connection)
+        guard !host.waiters.isEmpty else { return [] }
+        var actions: [Action] = [.failRequest(host.waiters.removeFirst(), error)]
+        // Later waiters get their own attempt, or they would wait for a connection nobody opens.
+        if !host.waiters.isEmpty, host.connectionCount < maxConnectionsPerHost {
+            actions.append(createConnection(for: key, in: &host))
+        }
+        return actions
+    }
+
+    /// An exchange ended on `connection`; `reusable` says whether the connection may serve another.
+    package mutating func exchangeFinished(on connection: ConnectionID, reusable: Bool, now: Deadline) -> [Action] {
+        guard let key = keyOfConnection[connection], var host = hosts[key] else { return [.closeConnection(connection)] }
+        defer { store(host, for: key) }
+        host.busy.remove(connection)
+        switch state {
+        case .shutDown:
+            keyOfConnection[connection] = nil
+            return [.closeConnection(connection)]
+        case .running:
+            if reusable {
+                if !host.waiters.isEmpty {
+                    host.busy.insert(connection)
+                    return [.execute(host.waiters.removeFirst(), on: connection)]
+                }
+                host.idle.append(IdleConnection(id: connection, since: now))
+                return [.scheduleIdleTimeout(connection, at: now + idleTimeout)]
+            }
+            keyOfConnection[connection] = nil
+            var actions: [Action] = [.closeConnection(connection)]
+            if !host.waiters.isEmpty, host.connectionCount < maxConnectionsPerHost {
+                actions.append(createConnection(for: key, in: &host))
+            }
+            return actions
+        }
+    }
+
+    /// A connection closed on its own: the peer closed an idle connection, or a reused one
+    /// turned out dead when checked. The owner has already closed the socket.
+    package mutating func connectionClosed(_ connection: ConnectionID) -> [Action] {
+        guard let key = keyOfConnection.removeValue(forKey: connection), var host = hosts[key] else { return [] }
+        defer { store(host, for: key) }
+        host.idle.removeAll { $0.id == connection }
+        host.busy.remove(connection)
+        host.connecting.remove(connection)
+        switch state {
+        case .shutDown:
+            return []
+        case .running:
+            if !host.waiters.isEmpty, host.connectionCount < maxConnectionsPerHost {
+                return [createConnection(for: key, in: &host)]
+            }
+            return []
+        }
+    }
+
+    /// The idle timer of `connection` fired.
+    package mutating func idleTimeoutFired(_ connection: ConnectionID, now: Deadline) -> [Action] {
+        guard let key = keyOfConnection[connection], var host = hosts[key],
+              let index = host.idle.firstIndex(where: { $0.id == connection }) else { return [] }
+        // The connection may have been reused and parked again since the timer was armed.
+        guard host.idle[index].since + idleTimeout <= now else { return [] }
+        host.idle.remove(at: index)
+        keyOfConnection[connection] = nil
+        store(host, for: key)
+        return [.closeConnection(connection)]
+    }
+
+    /// Stop: idle connections close, waiters fail as cancelled, busy ones close when done.
+    package mutating func shutdown() -> [Action] {
+        switch state {
+        case .shutDown:
+            return []
+        case .running:
+            state = .shutDown
+            var actions: [Action] = []
+            for (key, var host) in hosts {
+                for idle in host.idle {
+                    keyOfConnection[idle.id] = nil
+                    actions.append(.closeConnection(idle.id))
+                }
+                host.idle.removeAll()
+                for request in host.waiters { actions.append(.failRequest(request, EngineError(.cancelled))) }
+                host.waiters.removeAll()
+                store(host, for: key)
+            }
+            return actions
+        }
+    }
+
+    /// Connections currently open or opening for `key` (for tests and diagnostics).
+    package func connectionCount(for key: PoolKey) -> Int { hosts[key]?.connectionCount ?? 0 }
+
+    /// Idle connections for `key`.
+    package func idleCount(for key: PoolKey) -> Int { hosts[key]?.idle.count ?? 0 }
+
+    // MARK: - Private
+
+    private mutating func createConnection(for key: PoolKey, in host: inout HostState) -> Action {
+        let id = nextConnectionID
+        nextConnectionID += 1
+        host.connecting.insert(id)
+        keyOfConnection[id] = key
+        return .createConnection(id, key)
+    }
+
+    private mutating func store(_ host: HostState, for key: PoolKey) {
+        hosts[key] = host.isEmpty ? nil : host
+    }
+}

@@ -1,0 +1,316 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FerryIO
+import FerryWire
+import HTTPTypes
+
+/// One request's life inside the engine, confined to one event loop: it waits for a
+/// connection, runs on it (retried once on a fresh connection when the keep-alive race bites),
+/// decodes and bounds the body, keeps the metrics, and tells its delegate exactly one ending.
+final class Exchange {
+    let request: ExchangeRequest
+    let loop: EventLoop
+    /// The encoded request head, made before any connection is touched so a refused request
+    /// never opens one.
+    private(set) var encodedHead: [UInt8] = []
+    /// The opened upload file, if the body is a file.
+    private(set) var file: UploadFile?
+    private let delegate: any ExchangeDelegate
+    private unowned let pool: ConnectionPool
+    private(set) var metrics: ExchangeMetrics
+    private var connection: HTTP1Connection?
+    private var waitingRequestID: Int?
+    private var totalTimer: TimerID?
+    private var hasRetried = false
+    private var isDone = false
+    private var responseHead: ResponseHead?
+    private var decoder: ContentDecoder?
+    private var bodyBytesSent: Int64 = 0
+    private(set) var phase: EngineError.Phase = .connecting
+
+    init(request: ExchangeRequest, delegate: any ExchangeDelegate, pool: ConnectionPool, loop: EventLoop) {
+        self.request = request
+        self.delegate = delegate
+        self.pool = pool
+        self.loop = loop
+        self.metrics = ExchangeMetrics(start: .now())
+    }
+
+    /// The head with framing decided from the body.
+    var head: RequestHead {
+        var head = request.head
+        switch request.body {
+        case .none: head.framing = .none
+        case .bytes(let bytes): head.framing = bytes.isEmpty ? .none : .contentLength(Int64(bytes.count))
+        case .file: head.framing = .contentLength(file?.size ?? 0)
+        case .stream(_, let length): head.framing = length.map { .contentLength($0) } ?? .chunked
+        }
+        return head
+    }
+
+    /// The body length when known.
+    var expectedBodyLength: Int64? {
+        switch head.framing {
+        case .none: return 0
+        case .contentLength(let length): return length
+        case .chunked: return nil
+        }
+    }
+
+    // MARK: - Lifecycle
+
+    /// Validates and encodes the request, arms the total timeout and asks the pool for a connection.
+    func start() {
+        loop.preconditionInEventLoop()
+        if case .file(let path) = request.body {
+            switch UploadFile.open(path: path) {
+            case .success(let opened): file = opened
+            case .failure(let error): return fail(EngineError(.fileReadFailed(path: path, error)))
+            }
+        }
+        do throws(RequestEncodingError) {
+            try RequestEncoder.encodeHead(head, into: &encodedHead)
+        } catch {
+            return fail(EngineError(.invalidRequest(error)))
+        }
+        totalTimer = loop.scheduleTimer(at: metrics.start + request.totalTimeout) { [weak self] in
+            guard let self else { return }
+            self.totalTimer = nil
+            self.abort(EngineError(.totalTimedOut(self.phase)))
+        }
+        lease(fresh: false)
+    }
+
+    private func lease(fresh: Bool) {
+        phase = .connecting
+        waitingRequestID = pool.lease(for: self, fresh: fresh)
+    }
+
+    /// Cancels or times out the exchange wherever it is.
+    func abort(_ error: EngineError) {
+        guard !isDone else { return }
+        if let connection {
+            connection.abort(error)
+        } else {
+            if let id = waitingRequestID { pool.cancelLease(id, key: request.key) }
+            fail(error)
+        }
+    }
+
+    /// Resumes reading after the delegate returned ``BodyDemand/pause``.
+    func resumeReading() {
+        connection?.resumeReading()
+    }
+
+    // MARK: - Events from the pool
+
+    /// The pool could not provide a connection.
+    func leaseFailed(_ error: EngineError) {
+        waitingRequestID = nil
+        fail(error)
+    }
+
+    /// A connection was opened for (or handed to) this exchange.
+    func connected(resolved: Deadline?, connected: Deadline?) {
+        if let resolved { metrics.domainLookupEnd = resolved }
+        if let connected {
+            metrics.connectEnd = connected
+            metrics.connectionsOpened += 1
+        }
+    }
+
+    /// Runs on `connection`.
+    func attach(to connection: HTTP1Connection) {
+        waitingRequestID = nil
+        self.connection = connection
+        file?.rewind()
+        bodyBytesSent = 0
+        phase = .sendingRequest
+    }
+
+    // MARK: - Events from the connection
+
+    func willSendHead(facts: ConnectionFacts) {
+        metrics.requestStart = .now()
+        metrics.isReusedConnection = facts.isReused
+        metrics.remoteAddress = facts.remoteAddress
+        metrics.remotePort = facts.remotePort
+        metrics.requestHeadBytes = Int64(encodedHead.count)
+        delegate.exchangeDidSendHead(head, connection: facts)
+    }
+
+    func sentBody(bytes: Int) {
+        bodyBytesSent += Int64(bytes)
+        metrics.requestBodyBytes = bodyBytesSent
+        delegate.exchangeDidSendBody(bytes: Int64(bytes), total: bodyBytesSent, expected: expectedBodyLength)
+    }
+
+    func requestSent() {
+        if phase == .sendingRequest { phase = .awaitingResponse }
+    }
+
+    func responseBytesArrived() {
+        if metrics.responseStart == nil { metrics.responseStart = .now() }
+        if phase == .awaitingResponse || phase == .sendingRequest { phase = .receivingHead }
+    }
+
+    /// The final response head arrived. Throws when the body cannot be accepted.
+    func receivedHead(_ head: ResponseHead, headBytes: Int) throws(EngineError) {
+        phase = .receivingBody
+        metrics.responseHeadBytes = Int64(headBytes)
+        responseHead = head
+        if request.decodesContent, head.framing != .none, let encoding = head.headerFields[.contentEncoding] {
+            do throws(ContentDecodingError) {
+                decoder = try ContentDecoder.make(contentEncoding: encoding, limits: request.decodingLimits)
+            } catch {
+                throw EngineError(.decoding(error))
+            }
+        }
+        // Refuse an announced body over the limit before reading it (curl's --max-filesize).
+        if decoder == nil, let limit = request.maximumBodySize, case .contentLength(let length) = head.framing, length > limit {
+            throw EngineError(.bodyTooLarge(limit: limit))
+        }
+        delegate.exchangeDidReceiveHead(head)
+    }
+
+    /// Body bytes arrived, as framed on the wire (not yet decoded).
+    func receivedBody(_ bytes: UnsafeRawBufferPointer) throws(EngineError) -> BodyDemand {
+        metrics.responseBodyBytes += Int64(bytes.count)
+        guard let decoder else { return try deliver(bytes) }
+        var demand = BodyDemand.more
+        var limitError: EngineError?
+        do throws(ContentDecodingError) {
+            try decoder.decode(bytes) { piece in
+                // Past the caller's size limit, decoding of this slice runs out (bounded by the
+                // decoder's own limits) but nothing more is delivered.
+                guard limitError == nil else { return }
+                do throws(EngineError) {
+                    if case .pause = try self.deliver(piece) { demand = .pause }
+                } catch {
+                    limitError = error
+                }
+            }
+        } catch {
+            throw EngineError(.decoding(error))
+        }
+        if let limitError { throw limitError }
+        return demand
+    }
+
+    private func deliver(_ bytes: UnsafeRawBufferPointer) throws(EngineError) -> BodyDemand {
+        guard !bytes.isEmpty else { return .more }
+        metrics.responseBodyBytesDelivered += Int64(bytes.count)
+        if let limit = request.maximumBodySize, metrics.responseBodyBytesDelivered > limit {
+            throw EngineError(.bodyTooLarge(limit: limit))
+        }
+        let demand = delegate.exchangeDidReceiveBody(bytes)
+        if case .stop(let error) = demand { throw error }
+        return demand
+    }
+
+    /// The response ended on the wire; checks the decoder saw a complete stream.
+    func responseEnded() throws(EngineError) {
+        guard let decoder else { return }
+        do throws(ContentDecodingError) {
+            try decoder.finish()
+        } catch {
+            throw EngineError(.decoding(error))
+        }
+    }
+
+    /// Body bytes received so far and the announced length, for a partial-body error.
+    var bodyProgress: (received: Int64, expected: Int64?) {
+        guard let head = responseHead, case .contentLength(let length) = head.framing else {
+            return (metrics.responseBodyBytes, nil)
+        }
+        return (metrics.responseBodyBytes, length)
+    }
+
+    /// The exchange completed on its connection.
+    func succeeded(trailers: HTTPFields) {
+        guard !isDone else { return }
+        connection = nil
+        finishTimers()
+        metrics.end = .now()
+        isDone = true
+        file = nil
+        delegate.exchangeDidFinish(trailers: trailers, metrics: metrics)
+    }
+
+    /// The exchange failed on its connection (which is closing).
+    func failed(_ error: EngineError, retryable: Bool) {
+        connection = nil
+        guard !isDone else { return }
+        if retryable, !hasRetried {
+            // RFC 9112 §9.3.1: the server closed a kept-alive connection as we reused it.
+            hasRetried = true
+            responseHead = nil
+            decoder = nil
+            metrics.responseStart = nil
+            metrics.responseHeadBytes = 0
+            metrics.responseBodyBytes = 0
+            lease(fresh: true)
+            return
+        }
+        fail(error)
+    }
+
+    private func fail(_ error: EngineError) {
+        guard !isDone else { return }
+        isDone = true
+        finishTimers()
+        metrics.end = .now()
+        file = nil
+        if case .stream(let source, _) = request.body { source.cancel() }
+        delegate.exchangeDidFail(error, metrics: metrics)
+    }
+
+    private func finishTimers() {
+        if let totalTimer { loop.cancelTimer(totalTimer) }
+        totalTimer = nil
+    }
+}
+
+/// An upload file, opened before the request starts so its size can be sent as Content-Length.
+final class UploadFile {
+    let path: String
+    let fd: Int32
+    let size: Int64
+    private(set) var offset: Int64 = 0
+
+    private init(path: String, fd: Int32, size: Int64) {
+        self.path = path
+        self.fd = fd
+        self.size = size
+    }
+
+    deinit { Glibc.close(fd) }
+
+    static func open(path: String) -> Result<UploadFile, SystemError> {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(SystemError(errno: errno, syscall: "open")) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = SystemError(errno: errno, syscall: "fstat")
+            Glibc.close(fd)
+            return .failure(error)
+        }
+        return .success(UploadFile(path: path, fd: fd, size: Int64(info.st_size)))
+    }
+
+    /// Starts again from the first byte (a retry sends the whole body again).
+    func rewind() { offset = 0 }
+
+    /// Reads the next slice into `buffer`; returns the bytes read (0 at the end).
+    func read(into buffer: inout [UInt8]) -> Result<Int, SystemError> {
+        let wanted = Int(min(Int64(buffer.count), size - offset))
+        guard wanted > 0 else { return .success(0) }
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted, off_t(offset)) }
+        guard count >= 0 else { return .failure(SystemError(errno: errno, syscall: "pread")) }
+        // A file that shrank while being sent would make the request lie about its length.
+        guard count > 0 else { return .failure(SystemError(errno: EIO, syscall: "pread (file shrank)")) }
+        offset += Int64(count)
+        return .success(count)
+    }
+}

@@ -1,0 +1,116 @@
+import FerryWire
+import HTTPTypes
+
+/// Everything the engine needs to run one request/response exchange.
+package struct ExchangeRequest: Sendable {
+    /// Which connections may serve it.
+    package var key: PoolKey
+    /// The head to send. Its `framing` is set by the engine from ``body``.
+    package var head: RequestHead
+    /// What to send after the head.
+    package var body: ExchangeBody
+    /// Decode gzip/deflate bodies.
+    package var decodesContent: Bool
+    /// Bounds on decoding.
+    package var decodingLimits: DecodingLimits
+    /// Bounds on the response head and chunk framing.
+    package var parserLimits: ParserLimits
+    /// The largest (decoded) body accepted; `nil`: no limit.
+    package var maximumBodySize: Int64?
+    /// Longest wait for TCP connect (all attempts).
+    package var connectTimeout: Duration
+    /// Longest time without progress once connected.
+    package var idleTimeout: Duration
+    /// Longest time for the whole exchange.
+    package var totalTimeout: Duration
+
+    /// Creates a request description.
+    package init(
+        key: PoolKey, head: RequestHead, body: ExchangeBody = .none,
+        decodesContent: Bool = false, decodingLimits: DecodingLimits = .default,
+        parserLimits: ParserLimits = .default, maximumBodySize: Int64? = nil,
+        connectTimeout: Duration = .seconds(60), idleTimeout: Duration = .seconds(60),
+        totalTimeout: Duration = .seconds(7 * 24 * 3600)
+    ) {
+        self.key = key
+        self.head = head
+        self.body = body
+        self.decodesContent = decodesContent
+        self.decodingLimits = decodingLimits
+        self.parserLimits = parserLimits
+        self.maximumBodySize = maximumBodySize
+        self.connectTimeout = connectTimeout
+        self.idleTimeout = idleTimeout
+        self.totalTimeout = totalTimeout
+    }
+
+    /// RFC 9110 §9.2.2: only idempotent requests whose body can be sent again are retried.
+    var isRetryable: Bool {
+        let idempotent: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+        guard idempotent.contains(head.method.rawValue) else { return false }
+        switch body {
+        case .none, .bytes, .file: return true
+        case .stream: return false
+        }
+    }
+}
+
+/// A request body as the engine sees it.
+package enum ExchangeBody: Sendable {
+    /// No body.
+    case none
+    /// Bytes in memory, written together with the head in one `writev`.
+    case bytes([UInt8])
+    /// A file, opened when the exchange starts and streamed with its size as Content-Length.
+    case file(path: String)
+    /// Chunks pulled from a source; `length` `nil` means chunked transfer coding.
+    case stream(any BodyChunkSource, length: Int64?)
+}
+
+/// Supplies a streamed request body one chunk at a time, so the engine never holds more than
+/// one chunk of it.
+package protocol BodyChunkSource: AnyObject, Sendable {
+    /// Produce the next chunk, or `nil` at the end. `completion` may be called on any thread.
+    func nextChunk(_ completion: @escaping @Sendable (Result<[UInt8]?, EngineError>) -> Void)
+    /// The exchange ended early; stop producing.
+    func cancel()
+}
+
+/// What a consumer wants after receiving body bytes.
+package enum BodyDemand: Sendable {
+    /// Keep reading.
+    case more
+    /// Stop reading from the socket until ``ExchangeHandle/resumeReading()``.
+    case pause
+    /// Fail the exchange with this error (for example the destination file cannot be written).
+    case stop(EngineError)
+}
+
+/// Receives one exchange's progress. Called on the exchange's event-loop thread, in order;
+/// exactly one of ``exchangeDidFinish(trailers:metrics:)`` and ``exchangeDidFail(_:metrics:)``
+/// ends it. Implementations must not block.
+package protocol ExchangeDelegate: AnyObject {
+    /// The request head went out (again, if the exchange was retried on a fresh connection).
+    func exchangeDidSendHead(_ head: RequestHead, connection: ConnectionFacts)
+    /// Body bytes were written.
+    func exchangeDidSendBody(bytes: Int64, total: Int64, expected: Int64?)
+    /// The response head arrived (1xx interim responses are not reported).
+    func exchangeDidReceiveHead(_ head: ResponseHead)
+    /// Body bytes arrived (decoded when content decoding is on). The buffer is valid only
+    /// during the call.
+    func exchangeDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDemand
+    /// The exchange completed.
+    func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics)
+    /// The exchange failed.
+    func exchangeDidFail(_ error: EngineError, metrics: ExchangeMetrics)
+}
+
+/// The connection an exchange used.
+package struct ConnectionFacts: Sendable, Equatable {
+    /// Peer address without port.
+    package var remoteAddress: String
+    /// Peer port.
+    package var remotePort: Int
+    /// The connection served an earlier exchange.
+    package var isReused: Bool
+}

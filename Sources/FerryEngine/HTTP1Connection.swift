@@ -1,0 +1,368 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FerryIO
+import FerryWire
+import HTTPTypes
+
+/// One HTTP/1.1 connection on one event loop: runs the actions of its
+/// ``HTTP1ConnectionStateMachine``, drives the ``ResponseParser`` over a reused read buffer,
+/// and writes requests with as few syscalls as possible (head and body in one `writev`).
+final class HTTP1Connection: IOHandler {
+    /// Bytes read per `read` call; also the largest body slice handed to a consumer.
+    static let readBufferSize = 256 * 1024
+
+    let id: Int
+    let loop: EventLoop
+    let socket: Socket
+    let remote: SocketAddress
+    private unowned let pool: ConnectionPool
+    private var machine = HTTP1ConnectionStateMachine()
+    private var parser: ResponseParser
+    private let readBuffer: UnsafeMutableRawBufferPointer
+    /// Parsed-but-undelivered bytes kept while the consumer asked to pause.
+    private var pending: Range<Int>?
+    private var readingPaused = false
+    private var exchange: Exchange?
+    private var outbound = OutboundQueue()
+    private var interest: IOEvents = []
+    private var idleTimer: TimerID?
+    private var lastActivity: Deadline = .now()
+    private var isClosed = false
+    /// A byte of the current exchange's response arrived.
+    private var responseStarted = false
+
+    init(id: Int, loop: EventLoop, socket: Socket, remote: SocketAddress, pool: ConnectionPool, parserLimits: ParserLimits) throws(SystemError) {
+        self.id = id
+        self.loop = loop
+        self.socket = socket
+        self.remote = remote
+        self.pool = pool
+        self.parser = ResponseParser(limits: parserLimits)
+        self.readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
+        // Read interest stays on while idle, so a peer that closes a pooled connection is
+        // noticed at once rather than when the next request is written into the void.
+        try loop.register(fd: socket.fd, interest: .read, handler: self)
+        interest = .read
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    // MARK: - Pool interface
+
+    /// `false` when a pooled connection turns out closed or holds unexpected bytes.
+    var isReusable: Bool {
+        guard !isClosed, machine.isIdle else { return false }
+        var byte: UInt8 = 0
+        let result = recv(socket.fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return result < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+    }
+
+    /// Runs `exchange` on this (idle) connection.
+    func execute(_ exchange: Exchange) {
+        loop.preconditionInEventLoop()
+        self.exchange = exchange
+        responseStarted = false
+        exchange.attach(to: self)
+        parser = ResponseParser(limits: exchange.request.parserLimits)
+        parser.expectResponse(to: exchange.request.head.method)
+        run(machine.exchangeStarted(.init(isRetryable: exchange.request.isRetryable)))
+    }
+
+    /// Fails the running exchange (cancellation, total timeout) and closes.
+    func abort(_ error: EngineError) {
+        run(machine.exchangeFailed(error))
+    }
+
+    /// Closes the socket; the pool has already forgotten this connection.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        machine.closed()
+        cancelIdleTimer()
+        loop.deregister(fd: socket.fd)
+        socket.close()
+    }
+
+    /// Continues after the consumer drained what it had.
+    func resumeReading() {
+        guard readingPaused, !isClosed else { return }
+        readingPaused = false
+        lastActivity = .now()
+        if let range = pending {
+            pending = nil
+            process(range)
+        }
+        guard !readingPaused, !isClosed else { return }
+        if hungUpWhilePaused {
+            hungUpWhilePaused = false
+            interest = .read
+            do throws(SystemError) {
+                try loop.register(fd: socket.fd, interest: .read, handler: self)
+            } catch {
+                socketFailed(error, whileReading: true)
+            }
+        } else {
+            setInterest(interest.union(.read))
+        }
+    }
+
+    // MARK: - IOHandler
+
+    func readable() {
+        guard !isClosed, !readingPaused else { return }
+        let result: IOResult<Int>
+        do throws(SystemError) {
+            result = try socket.read(into: readBuffer)
+        } catch {
+            return socketFailed(error, whileReading: true)
+        }
+        switch result {
+        case .wouldBlock:
+            return
+        case .processed(0):
+            endOfInput()
+        case .processed(let count):
+            lastActivity = .now()
+            process(0..<count)
+        }
+    }
+
+    func writable() {
+        guard !isClosed else { return }
+        flush()
+    }
+
+    func hangup() {
+        guard !isClosed else { return }
+        if readingPaused {
+            // EPOLLHUP cannot be masked: while the consumer is paused, leave epoll entirely
+            // (or the loop would spin) and look again when reading resumes.
+            loop.deregister(fd: socket.fd)
+            hungUpWhilePaused = true
+            return
+        }
+        // Read to learn whether this is EOF (with data perhaps still queued) or an error.
+        readable()
+    }
+
+    private var hungUpWhilePaused = false
+
+    // MARK: - Actions
+
+    private func run(_ action: HTTP1ConnectionStateMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .sendRequest:
+            guard let exchange else { return }
+            outbound.start(head: exchange.encodedHead, exchange: exchange)
+            armIdleTimer()
+            exchange.willSendHead(facts: ConnectionFacts(
+                remoteAddress: remote.ipAddress, remotePort: Int(remote.port), isReused: machine.isReused))
+            flush()
+        case .stopSendingBody:
+            outbound.abandon()
+            run(machine.bodySendingStopped())
+        case .succeedExchange(let reusable):
+            let finished = exchange
+            exchange = nil
+            cancelIdleTimer()
+            finished?.succeeded(trailers: lastTrailers)
+            lastTrailers = [:]
+            if !reusable { close() }
+            pool.exchangeFinished(on: id, reusable: reusable && !isClosed)
+        case .failExchange(let error, let retryable):
+            let failed = exchange
+            exchange = nil
+            close()
+            failed?.failed(error, retryable: retryable)
+            pool.exchangeFinished(on: id, reusable: false)
+        case .close:
+            close()
+            pool.connectionClosed(id)
+        }
+    }
+
+    private var lastTrailers: HTTPFields = [:]
+
+    // MARK: - Reading
+
+    private func process(_ range: Range<Int>) {
+        guard let exchange else {
+            // RFC 9112 §9.3: a response nobody asked for; the connection is unusable.
+            return run(machine.responseBytesReceived())
+        }
+        let input = UnsafeRawBufferPointer(rebasing: readBuffer[range])
+        var index = 0
+        if !responseStarted {
+            responseStarted = true
+            exchange.responseBytesArrived()
+            run(machine.responseBytesReceived())
+        }
+        while !isClosed, self.exchange === exchange {
+            let event: ResponseParser.Event
+            do throws(HTTPParseError) {
+                event = try parser.parse(input, from: &index)
+            } catch {
+                return run(machine.exchangeFailed(EngineError(.parse(error))))
+            }
+            switch event {
+            case .needMoreData:
+                return
+            case .head(let head):
+                do throws(EngineError) {
+                    try exchange.receivedHead(head, headBytes: parser.bytesConsumedInResponse)
+                } catch {
+                    return run(machine.exchangeFailed(error))
+                }
+                run(machine.responseHeadReceived(keepAlive: head.keepAlive))
+            case .body(let bodyRange):
+                let demand: BodyDemand
+                do throws(EngineError) {
+                    demand = try exchange.receivedBody(UnsafeRawBufferPointer(rebasing: input[bodyRange]))
+                } catch {
+                    return run(machine.exchangeFailed(error))
+                }
+                if case .pause = demand {
+                    readingPaused = true
+                    setInterest(interest.subtracting(.read))
+                    if index < input.count { pending = (range.lowerBound + index)..<range.upperBound }
+                    return
+                }
+            case .end(let trailers):
+                do throws(EngineError) {
+                    try exchange.responseEnded()
+                } catch {
+                    return run(machine.exchangeFailed(error))
+                }
+                lastTrailers = trailers
+                // Bytes after the end of the response: the server is confused, don't reuse.
+                run(machine.responseEnded(allowReuse: index == input.count))
+                return
+            }
+        }
+    }
+
+    private func endOfInput() {
+        guard exchange != nil else { return run(machine.peerClosedBeforeResponse(.endOfFile)) }
+        if parser.bytesConsumedInResponse == 0 {
+            return run(machine.peerClosedBeforeResponse(.endOfFile))
+        }
+        let event: ResponseParser.Event
+        do throws(HTTPParseError) {
+            event = try parser.inputEnded()
+        } catch {
+            if error.kind == .incompleteBody, let exchange {
+                let progress = exchange.bodyProgress
+                return run(machine.exchangeFailed(EngineError(.partialBody(received: progress.received, expected: progress.expected))))
+            }
+            return run(machine.exchangeFailed(EngineError(.parse(error))))
+        }
+        if case .end(let trailers) = event, let exchange {
+            do throws(EngineError) {
+                try exchange.responseEnded()
+            } catch {
+                return run(machine.exchangeFailed(error))
+            }
+            lastTrailers = trailers
+            run(machine.responseEnded(allowReuse: false))
+        }
+    }
+
+    private func socketFailed(_ error: SystemError, whileReading: Bool) {
+        guard let exchange else { return run(machine.exchangeFailed(EngineError(.receiveFailed(error, .awaitingResponse)))) }
+        if whileReading {
+            if !responseStarted {
+                return run(machine.peerClosedBeforeResponse(.error(error)))
+            }
+            return run(machine.exchangeFailed(EngineError(.receiveFailed(error, exchange.phase))))
+        }
+        run(machine.exchangeFailed(EngineError(.sendFailed(error))))
+    }
+
+    // MARK: - Writing
+
+    private func flush() {
+        guard let exchange else { return }
+        while !isClosed, self.exchange === exchange {
+            switch outbound.step(socket: socket, exchange: exchange) {
+            case .wrote(let bodyBytes):
+                lastActivity = .now()
+                if bodyBytes > 0 { exchange.sentBody(bytes: bodyBytes) }
+            case .blocked:
+                return setInterest(interest.union(.write))
+            case .waitingForSource(let needsRequest):
+                setInterest(interest.subtracting(.write))
+                if needsRequest, case .stream(let source, _) = exchange.request.body {
+                    let loop = self.loop
+                    let box = UncheckedBox(self)
+                    let exchangeBox = UncheckedBox(exchange)
+                    source.nextChunk { result in
+                        loop.execute { box.value.bodyChunkArrived(result, for: exchangeBox.value) }
+                    }
+                }
+                return
+            case .finished:
+                setInterest(interest.subtracting(.write))
+                exchange.requestSent()
+                return run(machine.requestSent())
+            case .failed(let error):
+                return run(machine.exchangeFailed(error))
+            case .socketFailed(let error):
+                return socketFailed(error, whileReading: false)
+            }
+        }
+    }
+
+    /// A streamed body chunk arrived (on this loop).
+    func bodyChunkArrived(_ result: Result<[UInt8]?, EngineError>, for exchange: Exchange) {
+        guard self.exchange === exchange, !isClosed else { return }
+        outbound.chunkArrived(result)
+        flush()
+    }
+
+    private func setInterest(_ new: IOEvents) {
+        guard new != interest, !isClosed else { return }
+        interest = new
+        do throws(SystemError) {
+            try loop.modify(fd: socket.fd, interest: new)
+        } catch {
+            socketFailed(error, whileReading: false)
+        }
+    }
+
+    // MARK: - Idle timeout
+
+    private func armIdleTimer() {
+        guard let exchange else { return }
+        lastActivity = .now()
+        cancelIdleTimer()
+        idleTimer = loop.scheduleTimer(at: lastActivity + exchange.request.idleTimeout) { [weak self] in
+            self?.idleTimerFired()
+        }
+    }
+
+    // Re-armed lazily: progress only moves `lastActivity`, so the hot path never touches the
+    // timer heap; the timer checks on firing whether the connection was really idle.
+    private func idleTimerFired() {
+        idleTimer = nil
+        guard let exchange, !isClosed else { return }
+        let deadline = lastActivity + exchange.request.idleTimeout
+        if readingPaused || deadline > .now() {
+            if readingPaused { lastActivity = .now() }
+            idleTimer = loop.scheduleTimer(at: max(deadline, lastActivity + exchange.request.idleTimeout)) { [weak self] in
+                self?.idleTimerFired()
+            }
+            return
+        }
+        run(machine.exchangeFailed(EngineError(.idleTimedOut(exchange.phase))))
+    }
+
+    private func cancelIdleTimer() {
+        if let idleTimer { loop.cancelTimer(idleTimer) }
+        idleTimer = nil
+    }
+}

@@ -1,0 +1,82 @@
+import FerryIO
+import Synchronization
+
+/// Ferry's HTTP/1.1 engine: a few event loops, each with its own connection pool.
+///
+/// Every exchange for one scheme, host and port runs on the same loop (chosen by hashing the
+/// pool key), so its keep-alive connections and per-host limit live in one place, with no lock.
+package final class HTTPClientEngine: Sendable {
+    private let group: EventLoopGroup
+    private let resolver: Resolver
+    private let pools: [UncheckedBox<ConnectionPool>]
+    private let isShutDown = Atomic<Bool>(false)
+
+    /// Starts the loops.
+    /// - Parameters:
+    ///   - loopCount: Event-loop threads; `nil` for one per core, at most 4.
+    ///   - maxConnectionsPerHost: Most connections per scheme, host and port.
+    ///   - idleTimeout: How long a parked keep-alive connection is kept.
+    /// - Throws: ``SystemError`` when epoll or a thread cannot be created.
+    package init(loopCount: Int?, maxConnectionsPerHost: Int, idleTimeout: Duration) throws(SystemError) {
+        group = try loopCount.map { count throws(SystemError) in try EventLoopGroup(loopCount: max(1, count)) }
+            ?? EventLoopGroup()
+        resolver = Resolver()
+        pools = group.loops.map { [resolver] loop in
+            UncheckedBox(ConnectionPool(
+                loop: loop, resolver: resolver, maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: idleTimeout))
+        }
+    }
+
+    /// Runs one exchange. Delegate methods are called on the exchange's loop thread.
+    /// - Returns: A handle to cancel the exchange or resume a paused body.
+    /// After ``shutdown()`` the delegate fails at once, on the calling thread, as cancelled.
+    package func execute(_ request: ExchangeRequest, delegate: any ExchangeDelegate & Sendable) -> ExchangeHandle {
+        guard !isShutDown.load(ordering: .acquiring) else {
+            delegate.exchangeDidFail(EngineError(.cancelled), metrics: ExchangeMetrics(start: .now()))
+            return ExchangeHandle(loop: nil)
+        }
+        let pool = pools[Int(UInt(bitPattern: request.key.hashValue) % UInt(pools.count))]
+        let loop = pool.value.loop
+        let handle = ExchangeHandle(loop: loop)
+        loop.execute {
+            let exchange = Exchange(request: request, delegate: delegate, pool: pool.value, loop: loop)
+            handle.attach(exchange)
+            exchange.start()
+        }
+        return handle
+    }
+
+    /// Closes every connection, fails what waits, and stops the loops. Blocks until done;
+    /// never call it from a loop thread.
+    package func shutdown() {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        for pool in pools {
+            pool.value.loop.execute { pool.value.shutdown() }
+        }
+        group.shutdownGracefully()
+        resolver.shutdown()
+    }
+}
+
+/// Controls one running exchange from any thread.
+package final class ExchangeHandle: @unchecked Sendable {
+    // Only touched on `loop`: set by the task that starts the exchange, which runs before any
+    // task a later `cancel()` or `resumeReading()` submits (the loop's tasks run in order).
+    private var exchange: Exchange?
+    private let loop: EventLoop?
+
+    init(loop: EventLoop?) { self.loop = loop }
+
+    fileprivate func attach(_ exchange: Exchange) { self.exchange = exchange }
+
+    /// Cancels the exchange; its delegate then receives `exchangeDidFail` with `.cancelled`
+    /// unless it already ended.
+    package func cancel() {
+        loop?.execute { [self] in exchange?.abort(EngineError(.cancelled)) }
+    }
+
+    /// Resumes reading after the delegate returned ``BodyDemand/pause``.
+    package func resumeReading() {
+        loop?.execute { [self] in exchange?.resumeReading() }
+    }
+}

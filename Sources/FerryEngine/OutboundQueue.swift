@@ -1,0 +1,188 @@
+import FerryIO
+import FerryWire
+
+/// The bytes of one request still to be written, and where more come from.
+///
+/// The head and the first body piece go out in one `writev`; a file is streamed through one
+/// reused buffer; a streamed body holds at most one chunk (plus its framing) at a time.
+struct OutboundQueue {
+    /// Largest slice of an upload file read at once.
+    static let fileSliceSize = 64 * 1024
+
+    /// What one step achieved.
+    enum Step {
+        /// Bytes went out; `bodyBytes` of them were body (not head or chunk framing).
+        case wrote(bodyBytes: Int)
+        /// The socket is full: wait for writable.
+        case blocked
+        /// Waiting for the body source; `needsRequest`: ask it for the next chunk now.
+        case waitingForSource(needsRequest: Bool)
+        /// Every byte of the request is written.
+        case finished
+        /// The body source failed or broke its promised length.
+        case failed(EngineError)
+        /// The socket failed.
+        case socketFailed(SystemError)
+    }
+
+    private struct Piece {
+        var bytes: [UInt8]
+        var count: Int
+        var isBody: Bool
+    }
+
+    private enum Source {
+        // Nothing more to produce once the pieces are written.
+        case done
+        // Slices of the exchange's upload file.
+        case file
+        // Chunks from a BodyChunkSource.
+        case stream(chunked: Bool, length: Int64?, sent: Int64, awaiting: Bool, ended: Bool)
+        // The source failed.
+        case failed(EngineError)
+        // Writing stopped early (the response already ended).
+        case abandoned
+    }
+
+    private var pieces: [Piece] = []
+    private var offset = 0
+    private var source: Source = .done
+    private var fileBuffer: [UInt8] = []
+
+    /// Begins a request: its head, and its body source.
+    mutating func start(head: [UInt8], exchange: Exchange) {
+        pieces.removeAll(keepingCapacity: true)
+        offset = 0
+        pieces.append(Piece(bytes: head, count: head.count, isBody: false))
+        switch exchange.request.body {
+        case .none:
+            source = .done
+        case .bytes(let bytes):
+            if !bytes.isEmpty { pieces.append(Piece(bytes: bytes, count: bytes.count, isBody: true)) }
+            source = .done
+        case .file:
+            if fileBuffer.isEmpty { fileBuffer = [UInt8](repeating: 0, count: Self.fileSliceSize) }
+            source = .file
+        case .stream(_, let length):
+            source = .stream(chunked: length == nil, length: length, sent: 0, awaiting: false, ended: false)
+        }
+    }
+
+    /// Stops producing; what is queued is dropped.
+    mutating func abandon() {
+        pieces.removeAll(keepingCapacity: true)
+        source = .abandoned
+    }
+
+    /// Writes what it can, or refills from the source.
+    mutating func step(socket: Socket, exchange: Exchange) -> Step {
+        if pieces.isEmpty {
+            switch refill(exchange) {
+            case .some(let step): return step
+            case .none: break
+            }
+        }
+        return writeOnce(socket)
+    }
+
+    /// A chunk (or the end, or an error) arrived from a streamed body.
+    mutating func chunkArrived(_ result: Result<[UInt8]?, EngineError>) {
+        guard case .stream(let chunked, let length, var sent, _, _) = source else { return }
+        switch result {
+        case .failure(let error):
+            source = .failed(error)
+        case .success(nil):
+            if let length, sent != length {
+                source = .failed(EngineError(.requestBodyFailed("stream ended after \(sent) of \(length) bytes")))
+                return
+            }
+            if chunked { appendFraming(RequestEncoder.lastChunk) }
+            source = .stream(chunked: chunked, length: length, sent: sent, awaiting: false, ended: true)
+        case .success(let chunk?):
+            sent += Int64(chunk.count)
+            if let length, sent > length {
+                source = .failed(EngineError(.requestBodyFailed("stream produced more than its \(length) bytes")))
+                return
+            }
+            if !chunk.isEmpty {
+                if chunked {
+                    var header: [UInt8] = []
+                    RequestEncoder.encodeChunkHeader(size: chunk.count, into: &header)
+                    appendFraming(header)
+                }
+                pieces.append(Piece(bytes: chunk, count: chunk.count, isBody: true))
+                if chunked { appendFraming(RequestEncoder.chunkTerminator) }
+            }
+            source = .stream(chunked: chunked, length: length, sent: sent, awaiting: false, ended: false)
+        }
+    }
+
+    // MARK: - Private
+
+    private mutating func appendFraming(_ bytes: [UInt8]) {
+        pieces.append(Piece(bytes: bytes, count: bytes.count, isBody: false))
+    }
+
+    /// Returns a step when nothing can be written now, `nil` when pieces were added.
+    private mutating func refill(_ exchange: Exchange) -> Step? {
+        switch source {
+        case .done, .abandoned:
+            return .finished
+        case .failed(let error):
+            return .failed(error)
+        case .file:
+            guard let file = exchange.file else { return .finished }
+            var buffer = fileBuffer
+            fileBuffer = []
+            defer { fileBuffer = buffer }
+            switch file.read(into: &buffer) {
+            case .failure(let error):
+                return .failed(EngineError(.fileReadFailed(path: file.path, error)))
+            case .success(0):
+                source = .done
+                return .finished
+            case .success(let count):
+                pieces.append(Piece(bytes: buffer, count: count, isBody: true))
+                return nil
+            }
+        case .stream(let chunked, let length, let sent, let awaiting, let ended):
+            if ended { return .finished }
+            if awaiting { return .waitingForSource(needsRequest: false) }
+            source = .stream(chunked: chunked, length: length, sent: sent, awaiting: true, ended: false)
+            return .waitingForSource(needsRequest: true)
+        }
+    }
+
+    private mutating func writeOnce(_ socket: Socket) -> Step {
+        let first = pieces[0]
+        let second = pieces.count > 1 ? pieces[1] : nil
+        let start = offset
+        let result: IOResult<Int>
+        do throws(SystemError) {
+            result = try first.bytes.withUnsafeBytes { (a: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> in
+                let head = UnsafeRawBufferPointer(rebasing: a[start..<first.count])
+                guard let second else { return try socket.writev([head]) }
+                return try second.bytes.withUnsafeBytes { (b: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> in
+                    try socket.writev([head, UnsafeRawBufferPointer(rebasing: b[0..<second.count])])
+                }
+            }
+        } catch {
+            return .socketFailed(error)
+        }
+        guard case .processed(var written) = result else { return .blocked }
+        var bodyBytes = 0
+        while written > 0, !pieces.isEmpty {
+            let left = pieces[0].count - offset
+            let taken = min(left, written)
+            if pieces[0].isBody { bodyBytes += taken }
+            written -= taken
+            if taken == left {
+                pieces.removeFirst()
+                offset = 0
+            } else {
+                offset += taken
+            }
+        }
+        return .wrote(bodyBytes: bodyBytes)
+    }
+}

@@ -1,0 +1,143 @@
+import FerryEngine
+import FerryWire
+import Foundation
+import HTTPTypes
+
+/// Turns a public ``NetworkRequest`` and the session's configuration into the engine's
+/// `ExchangeRequest`: URL to pool key, target and Host; session headers merged; timeouts and
+/// limits resolved.
+enum RequestPreparation {
+    /// The `Accept-Encoding` Ferry sends when it decodes content itself.
+    static let acceptEncoding = "gzip, deflate"
+
+    static func exchangeRequest(
+        for request: NetworkRequest, configuration: SessionConfiguration
+    ) throws(NetworkError) -> ExchangeRequest {
+        let url = request.url
+        guard let scheme = url.scheme?.lowercased() else {
+            throw NetworkError(.badURL, reason: "URL has no scheme: \(url.absoluteString)", failingURL: url)
+        }
+        guard scheme == "http" else {
+            throw NetworkError(.unsupportedURL, reason: "unsupported protocol \"\(scheme)\"", failingURL: url)
+        }
+        guard let host = url.host(percentEncoded: false), !host.isEmpty else {
+            throw NetworkError(.badURL, reason: "URL has no host: \(url.absoluteString)", failingURL: url)
+        }
+        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let port = url.port ?? 80
+        guard (1...65535).contains(port) else {
+            throw NetworkError(.badURL, reason: "port \(port) is out of range", failingURL: url)
+        }
+        let head = RequestHead(
+            method: request.method,
+            target: target(of: url),
+            host: hostField(host: bareHost, port: url.port),
+            headerFields: headerFields(for: request, configuration: configuration),
+            framing: .none)
+        let body: ExchangeBody
+        switch request.body?.storage {
+        case nil: body = .none
+        case .bytes(let bytes)?: body = .bytes(bytes)
+        case .file(let path)?: body = .file(path: path)
+        case .stream(let chunks, let length)?: body = .stream(AsyncChunkSource(chunks), length: length)
+        }
+        return ExchangeRequest(
+            key: PoolKey(scheme: scheme, host: bareHost, port: port),
+            head: head,
+            body: body,
+            decodesContent: configuration.automaticallyDecodesContent,
+            decodingLimits: configuration.decodingLimits,
+            parserLimits: configuration.parserLimits,
+            maximumBodySize: request.maximumResponseBodySize ?? configuration.maximumResponseBodySize,
+            connectTimeout: configuration.timeoutIntervalForConnect,
+            idleTimeout: request.timeoutInterval ?? configuration.timeoutIntervalForRequest,
+            totalTimeout: configuration.timeoutIntervalForResource)
+    }
+
+    /// Origin-form target (RFC 9112 §3.2.1): the absolute path, never empty, plus the query.
+    static func target(of url: URL) -> String {
+        var target = url.path(percentEncoded: true)
+        if target.isEmpty { target = "/" }
+        if let query = url.query(percentEncoded: true) { target += "?" + query }
+        return target
+    }
+
+    /// RFC 9110 §7.2: the Host value is the authority without userinfo; IPv6 literals keep
+    /// their brackets; the port is included only when the URL names one.
+    static func hostField(host: String, port: Int?) -> String {
+        let literal = host.contains(":") ? "[\(host)]" : host
+        guard let port else { return literal }
+        return "\(literal):\(port)"
+    }
+
+    /// Session fields first, replaced by request fields of the same name; `Accept-Encoding`
+    /// added when the session decodes and the request did not ask for something itself.
+    static func headerFields(for request: NetworkRequest, configuration: SessionConfiguration) -> HTTPFields {
+        var fields = HTTPFields()
+        for field in configuration.httpAdditionalHeaders where request.headerFields[field.name] == nil {
+            fields.append(field)
+        }
+        if configuration.automaticallyDecodesContent, request.headerFields[.acceptEncoding] == nil,
+           configuration.httpAdditionalHeaders[.acceptEncoding] == nil {
+            fields[.acceptEncoding] = acceptEncoding
+        }
+        fields.append(contentsOf: request.headerFields)
+        return fields
+    }
+}
+
+/// Feeds an `AsyncSequence` request body to the engine one chunk at a time.
+final class AsyncChunkSource: BodyChunkSource, @unchecked Sendable {
+    // The iterator is only touched by one pull at a time: the engine asks for the next chunk
+    // only after the previous one arrived. The lock guards the hand-over between pulls.
+    private let lock = NSLock()
+    private var iterator: (any AsyncIteratorProtocol)?
+    private let sequence: RequestBody.ByteChunks
+    private var task: Task<Void, Never>?
+    private var isCancelled = false
+
+    init(_ sequence: RequestBody.ByteChunks) { self.sequence = sequence }
+
+    func nextChunk(_ completion: @escaping @Sendable (Result<[UInt8]?, EngineError>) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isCancelled else { return completion(.failure(EngineError(.cancelled))) }
+        let box = UncheckedIteratorBox(self)
+        task = Task {
+            completion(await box.source.pull())
+        }
+    }
+
+    func cancel() {
+        lock.lock()
+        isCancelled = true
+        let task = self.task
+        lock.unlock()
+        task?.cancel()
+    }
+
+    private func pull() async -> Result<[UInt8]?, EngineError> {
+        do {
+            var iterator = takeIterator()
+            let chunk = try await iterator.next()
+            lock.lock()
+            self.iterator = iterator
+            lock.unlock()
+            return .success(chunk)
+        } catch {
+            return .failure(EngineError(.requestBodyFailed(String(describing: error))))
+        }
+    }
+
+    private func takeIterator() -> any AsyncIteratorProtocol<[UInt8], any Error> {
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = iterator as? any AsyncIteratorProtocol<[UInt8], any Error> { return existing }
+        return sequence.makeAsyncIterator()
+    }
+}
+
+private struct UncheckedIteratorBox: @unchecked Sendable {
+    let source: AsyncChunkSource
+    init(_ source: AsyncChunkSource) { self.source = source }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Synchronization
+
+/// A response body as it arrives: an `AsyncSequence` of byte chunks with backpressure.
+///
+/// Ferry stops reading from the socket while about ``ResponseBodyBuffer/highWaterMark`` bytes
+/// wait unconsumed, and resumes when the consumer catches up, so a slow consumer never makes
+/// the engine buffer without bound. Iterate it once. Errors thrown by `next()` are
+/// ``NetworkError``s (connection lost mid-body, timeouts, decoding failures, size limits).
+/// Dropping the sequence before its end cancels the request.
+public struct ResponseBody: AsyncSequence, Sendable {
+    /// A chunk of body bytes, in order.
+    public typealias Element = [UInt8]
+    /// The error `next()` throws.
+    public typealias Failure = NetworkError
+
+    let buffer: ResponseBodyBuffer
+
+    /// Creates the iterator.
+    public func makeAsyncIterator() -> Iterator { Iterator(buffer: buffer) }
+
+    /// Pulls chunks from the body.
+    public struct Iterator: AsyncIteratorProtocol {
+        let buffer: ResponseBodyBuffer
+
+        /// The next chunk, or `nil` at the end of the body.
+        /// - Throws: ``NetworkError`` when the body could not be received completely.
+        public mutating func next() async throws(NetworkError) -> [UInt8]? {
+            try await buffer.next()
+        }
+
+        /// The next chunk (isolation-aware form).
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> [UInt8]? {
+            try await buffer.next()
+        }
+    }
+
+    /// Collects the rest of the body into memory, refusing more than `limit` bytes.
+    /// - Throws: ``NetworkError`` with ``NetworkError/Code/dataLengthExceedsMaximum`` past `limit`,
+    ///   or the error that ended the body.
+    public func collect(upTo limit: Int = .max) async throws(NetworkError) -> Data {
+        var data = Data()
+        var iterator = makeAsyncIterator()
+        while let chunk = try await iterator.next() {
+            guard data.count + chunk.count <= limit else {
+                buffer.abandon()
+                throw NetworkError(.dataLengthExceedsMaximum, reason: "body larger than \(limit) bytes")
+            }
+            data.append(contentsOf: chunk)
+        }
+        return data
+    }
+}
+
+/// The hand-over between the engine (producer, on a loop thread) and a ``ResponseBody``
+/// consumer (any task). Bounded: the producer is told to pause above ``highWaterMark``.
+final class ResponseBodyBuffer: Sendable {
+    /// Unconsumed bytes above which the engine stops reading.
+    static let highWaterMark = 1 << 20
+
+    private struct State {
+        var chunks: [[UInt8]] = []
+        var head = 0
+        var bufferedBytes = 0
+        var ended = false
+        var failure: NetworkError?
+        var paused = false
+        var waiter: CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>?
+    }
+
+    private let state = Mutex(State())
+    private let onResume: @Sendable () -> Void
+    private let onAbandon: @Sendable () -> Void
+
+    init(onResume: @escaping @Sendable () -> Void, onAbandon: @escaping @Sendable () -> Void) {
+        self.onResume = onResume
+        self.onAbandon = onAbandon
+    }
+
+    deinit {
+        // The consumer went away without reaching the end: stop the transfer.
+        let finished = state.withLock { $0.ended }
+        if !finished { onAbandon() }
+    }
+
+    /// Producer: adds a chunk. Returns `false` when the producer should pause.
+    func append(_ chunk: [UInt8]) -> Bool {
+        let (waiter, keepGoing) = state.withLock { state -> (CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>?, Bool) in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (waiter, true)
+            }
+            state.chunks.append(chunk)
+            state.bufferedBytes += chunk.count
+            let keepGoing = state.bufferedBytes < Self.highWaterMark
+            if !keepGoing { state.paused = true }
+            return (nil, keepGoing)
+        }
+        waiter?.resume(returning: .success(chunk))
+        return keepGoing
+    }
+
+    /// Producer: the body ended, normally (`nil`) or with an error.
+    func finish(_ failure: NetworkError?) {
+        let waiter = state.withLock { state -> CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>? in
+            state.ended = true
+            state.failure = failure
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: failure.map { .failure($0) } ?? .success(nil))
+    }
+
+    /// Consumer: stops the transfer early.
+    func abandon() {
+        let wasEnded = state.withLock { state -> Bool in
+            defer { state.ended = true; state.chunks = []; state.bufferedBytes = 0 }
+            return state.ended
+        }
+        if !wasEnded { onAbandon() }
+    }
+
+    /// Consumer: the next chunk, `nil` at the end.
+    func next() async throws(NetworkError) -> [UInt8]? {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>) in
+            let (immediate, resume) = state.withLock { state -> (Result<[UInt8]?, NetworkError>?, Bool) in
+                if state.head < state.chunks.count {
+                    let chunk = state.chunks[state.head]
+                    state.head += 1
+                    state.bufferedBytes -= chunk.count
+                    if state.head == state.chunks.count {
+                        state.chunks.removeAll(keepingCapacity: true)
+                        state.head = 0
+                    }
+                    var resume = false
+                    if state.paused, state.bufferedBytes < Self.highWaterMark / 2 {
+                        state.paused = false
+                        resume = true
+                    }
+                    return (.success(chunk), resume)
+                }
+                if state.ended { return (state.failure.map { .failure($0) } ?? .success(nil), false) }
+                var resume = false
+                if state.paused {
+                    state.paused = false
+                    resume = true
+                }
+                state.waiter = continuation
+                return (nil, resume)
+            }
+            if resume { onResume() }
+            if let immediate { continuation.resume(returning: immediate) }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,123 @@
+import FerryIO
+import Testing
+
+@testable import FerryEngine
+
+@Suite struct ConnectionPoolStateMachineTests {
+    let key = PoolKey(scheme: "http", host: "Example.com", port: 80)
+    let other = PoolKey(scheme: "http", host: "other.test", port: 8080)
+    let t0 = Deadline(uptimeNanoseconds: 1_000_000_000)
+
+    func machine(max: Int = 2) -> ConnectionPoolStateMachine {
+        ConnectionPoolStateMachine(maxConnectionsPerHost: max, idleTimeout: .seconds(60))
+    }
+
+    @Test func firstRequestOpensAConnectionAndRunsOnIt() {
+        var pool = machine()
+        #expect(pool.leaseRequested(1, key: key) == [.createConnection(0, key)])
+        #expect(pool.connectionEstablished(0, now: t0) == [.execute(1, on: 0)])
+        #expect(pool.connectionCount(for: key) == 1)
+    }
+
+    @Test func keyIsCaseInsensitiveForHosts() {
+        #expect(PoolKey(scheme: "http", host: "EXAMPLE.com", port: 80) == key)
+    }
+
+    @Test func finishedReusableConnectionIsParkedAndReusedLastInFirstOut() {
+        var pool = machine(max: 2)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.leaseRequested(2, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        _ = pool.connectionEstablished(1, now: t0)
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.scheduleIdleTimeout(0, at: t0 + .seconds(60))])
+        #expect(pool.exchangeFinished(on: 1, reusable: true, now: t0) == [.scheduleIdleTimeout(1, at: t0 + .seconds(60))])
+        #expect(pool.idleCount(for: key) == 2)
+        // The warmest connection (1, parked last) serves next.
+        #expect(pool.leaseRequested(3, key: key) == [.execute(3, on: 1)])
+    }
+
+    @Test func perHostLimitQueuesWaitersFairly() {
+        var pool = machine(max: 1)
+        #expect(pool.leaseRequested(1, key: key) == [.createConnection(0, key)])
+        #expect(pool.leaseRequested(2, key: key) == [])
+        #expect(pool.leaseRequested(3, key: key) == [])
+        #expect(pool.connectionEstablished(0, now: t0) == [.execute(1, on: 0)])
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.execute(2, on: 0)])
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.execute(3, on: 0)])
+        #expect(pool.connectionCount(for: key) == 1)
+    }
+
+    @Test func limitsAreCountedPerKey() {
+        var pool = machine(max: 1)
+        #expect(pool.leaseRequested(1, key: key) == [.createConnection(0, key)])
+        #expect(pool.leaseRequested(2, key: other) == [.createConnection(1, other)])
+    }
+
+    @Test func unreusableConnectionClosesAndOpensANewOneForTheNextWaiter() {
+        var pool = machine(max: 1)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.leaseRequested(2, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        #expect(pool.exchangeFinished(on: 0, reusable: false, now: t0) == [.closeConnection(0), .createConnection(1, key)])
+        #expect(pool.connectionEstablished(1, now: t0) == [.execute(2, on: 1)])
+    }
+
+    @Test func failedConnectFailsTheOldestWaiterAndRetriesForTheRest() {
+        var pool = machine(max: 1)
+        let error = EngineError(.connectTimedOut(host: "example.com", port: 80))
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.leaseRequested(2, key: key)
+        #expect(pool.connectionFailed(0, error: error) == [.failRequest(1, error), .createConnection(1, key)])
+        #expect(pool.connectionFailed(1, error: error) == [.failRequest(2, error)])
+        #expect(pool.connectionCount(for: key) == 0)
+    }
+
+    @Test func cancelledWaiterIsRemovedAndItsConnectionParksIdle() {
+        var pool = machine()
+        _ = pool.leaseRequested(1, key: key)
+        #expect(pool.leaseCancelled(1, key: key))
+        #expect(!pool.leaseCancelled(1, key: key))
+        #expect(pool.connectionEstablished(0, now: t0) == [.scheduleIdleTimeout(0, at: t0 + .seconds(60))])
+    }
+
+    @Test func idleTimeoutClosesOnlyAConnectionIdleLongEnough() {
+        var pool = machine()
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        _ = pool.exchangeFinished(on: 0, reusable: true, now: t0)
+        // Reused and parked again later: the first timer must not close it.
+        _ = pool.leaseRequested(2, key: key)
+        _ = pool.exchangeFinished(on: 0, reusable: true, now: t0 + .seconds(30))
+        #expect(pool.idleTimeoutFired(0, now: t0 + .seconds(60)) == [])
+        #expect(pool.idleTimeoutFired(0, now: t0 + .seconds(90)) == [.closeConnection(0)])
+        #expect(pool.connectionCount(for: key) == 0)
+    }
+
+    @Test func peerClosedIdleConnectionIsForgotten() {
+        var pool = machine()
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        _ = pool.exchangeFinished(on: 0, reusable: true, now: t0)
+        #expect(pool.connectionClosed(0) == [])
+        #expect(pool.leaseRequested(2, key: key) == [.createConnection(1, key)])
+    }
+
+    @Test func freshLeaseSkipsIdleConnectionsAndMakesRoomAtTheLimit() {
+        var pool = machine(max: 1)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        _ = pool.exchangeFinished(on: 0, reusable: true, now: t0)
+        #expect(pool.leaseRequested(2, key: key, fresh: true) == [.closeConnection(0), .createConnection(1, key)])
+    }
+
+    @Test func shutdownClosesIdleFailsWaitersAndClosesBusyWhenDone() {
+        var pool = machine(max: 1)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        _ = pool.leaseRequested(2, key: key)
+        #expect(pool.shutdown() == [.failRequest(2, EngineError(.cancelled))])
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.closeConnection(0)])
+        #expect(pool.leaseRequested(3, key: key) == [.failRequest(3, EngineError(.cancelled))])
+        #expect(pool.shutdown() == [])
+    }
+}

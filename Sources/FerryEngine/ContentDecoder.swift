@@ -72,7 +72,7 @@ package final class ContentDecoder {
         layers.first?.consumedBytes ?? passedThrough
     }
 
-    /// Decoded bytes handed to the sink so far.
+    /// Decoded bytes produced so far: those handed to the sink, plus the piece a limit refused.
     package var decodedByteCount: Int64 {
         layers.last?.producedBytes ?? passedThrough
     }

@@ -233,10 +233,11 @@ final class ZlibStream {
         ContentDecodingError(.libraryFailure, encoding: name, detail: "\(call) returned \(status)" + (zlibMessage.map { ": \($0)" } ?? ""))
     }
 
-    /// RFC 1950 §2.2: CM (low nibble of CMF) is 8 and CMF·256 + FLG is a multiple of 31.
-    /// A raw deflate stream starting with these two bytes is possible but vanishingly rare;
-    /// zlib, curl and browsers sniff the same way.
+    /// RFC 1950 §2.2: CM (low nibble of CMF) is 8, CINFO (high nibble) is at most 7 (a
+    /// window of at most 32 KiB), and CMF·256 + FLG is a multiple of 31. A raw deflate stream
+    /// can only look like that if it opens with a stored block whose padding bits are not
+    /// zero, which encoders do not write; browsers sniff the same way.
     static func isZlibHeader(_ b0: UInt8, _ b1: UInt8) -> Bool {
-        b0 & 0x0F == 8 && (Int(b0) << 8 | Int(b1)) % 31 == 0
+        b0 & 0x0F == 8 && b0 >> 4 <= 7 && (Int(b0) << 8 | Int(b1)) % 31 == 0
     }
 }

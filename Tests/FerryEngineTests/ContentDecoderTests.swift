@@ -269,5 +269,6 @@ struct ContentDecoderTests {
         #expect(ZlibStream.isZlibHeader(0x78, 0xDA))
         #expect(!ZlibStream.isZlibHeader(0x78, 0x9D))  // checksum off by one
         #expect(!ZlibStream.isZlibHeader(0x1F, 0x8B))  // gzip magic is not zlib
+        #expect(!ZlibStream.isZlibHeader(0x88, 0x1C))  // checksum fits, but a 64 KiB window is invalid
     }
 }

@@ -1,0 +1,79 @@
+import FerryEngine
+import FerryIO
+import FerryWire
+import Foundation
+
+// The one place an engine failure becomes a public `NetworkError`. Every `EngineError.Kind` is
+// matched without `default:`, so a new kind does not compile until it has a public meaning here
+// (and a row in NetworkErrorMappingTests).
+
+extension NetworkError {
+    /// Translates an engine failure into the public error.
+    ///
+    /// The code follows `URLError` where the meaning matches; the typed cause (``SystemError``,
+    /// ``DNSError``, ``HTTPParseError``, ``ContentDecodingError``, ``RequestEncodingError``)
+    /// becomes ``underlyingError``; the engine's sentence (host, errno text, parse error)
+    /// becomes ``reason``. `EngineError` itself is package-only, so it is never exposed.
+    /// - Parameters:
+    ///   - error: What the engine reported.
+    ///   - url: The URL of the request that failed.
+    package init(_ error: EngineError, url: URL?) {
+        let (code, cause) = Self.translate(error.kind)
+        self.init(code, reason: Self.sentence(error.description), failingURL: url, underlyingError: cause)
+    }
+
+    /// The public code and typed cause for each engine failure.
+    private static func translate(_ kind: EngineError.Kind) -> (Code, (any Error & Sendable)?) {
+        switch kind {
+        case .cancelled:
+            return (.cancelled, nil)
+        case .invalidURL:
+            return (.badURL, nil)
+        case .unsupportedScheme:
+            return (.unsupportedURL, nil)
+        case .invalidRequest(let cause):
+            return (.invalidRequest, cause)
+        case .hostNotFound(let cause):
+            // URLSession separates "no such name" from "the lookup itself failed" (a resolver
+            // that is down or timed out), which callers may want to retry.
+            return (cause.isNameNotFound ? .cannotFindHost : .dnsLookupFailed, cause)
+        case .connectFailed(_, _, let cause):
+            return (.cannotConnectToHost, cause)
+        case .connectTimedOut, .idleTimedOut, .totalTimedOut:
+            // The reason says which timer fired and in which phase.
+            return (.timedOut, nil)
+        case .sendFailed(let cause), .receiveFailed(let cause, _):
+            return (.networkConnectionLost, cause)
+        case .emptyReply:
+            return (.zeroByteResource, nil)
+        case .parse(let cause):
+            return (.cannotParseResponse, cause)
+        case .partialBody:
+            return (.networkConnectionLost, nil)
+        case .decoding(let cause):
+            // Size and ratio limits stay cannotDecodeContentData (the underlying kind tells them
+            // apart): the body was refused while decoding it, and dataLengthExceedsMaximum is kept
+            // for the caller's own cap on the body as received (bodyTooLarge).
+            return (.cannotDecodeContentData, cause)
+        case .bodyTooLarge:
+            return (.dataLengthExceedsMaximum, nil)
+        case .fileReadFailed(_, let cause):
+            return (.cannotOpenFile, cause)
+        case .fileWriteFailed(_, let cause):
+            // A destination that could not be created is cannotCreateFile, as in URLSession;
+            // a failure once writing has begun (disk full, I/O error) is cannotWriteToFile.
+            return (creationCalls.contains(cause.syscall) ? .cannotCreateFile : .cannotWriteToFile, cause)
+        case .requestBodyFailed:
+            return (.requestBodyFailed, nil)
+        }
+    }
+
+    /// System calls that create or open a download's destination.
+    private static let creationCalls: Set<String> = ["open", "openat", "creat", "mkstemp", "mkdir", "mkdirat"]
+
+    /// The engine's description as a sentence: it starts with a capital letter.
+    private static func sentence(_ text: String) -> String {
+        guard let first = text.first, first.isLowercase else { return text }
+        return first.uppercased() + text.dropFirst()
+    }
+}

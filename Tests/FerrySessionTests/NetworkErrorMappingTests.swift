@@ -1,0 +1,141 @@
+import FerryEngine
+import FerryIO
+import FerrySession
+import FerryWire
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One engine failure and what the public error must say about it.
+struct MappingRow: Sendable, CustomTestStringConvertible {
+    let error: EngineError
+    let code: NetworkError.Code
+    /// The underlying error's type name, or nil when there is no typed cause.
+    let underlying: String?
+    /// Text the reason must contain: the host, the errno text, the parse kind…
+    let fact: String
+
+    init(_ kind: EngineError.Kind, _ code: NetworkError.Code, _ underlying: String?, _ fact: String) {
+        self.error = EngineError(kind)
+        self.code = code
+        self.underlying = underlying
+        self.fact = fact
+    }
+
+    var testDescription: String { "\(kindName(error.kind)) → \(code)" }
+
+    /// Every kind once, plus the variants that pick a different code.
+    static let all: [MappingRow] = [
+        MappingRow(.cancelled, .cancelled, nil, "Cancelled"),
+        MappingRow(.invalidURL("no host in http:///path"), .badURL, nil, "no host in http:///path"),
+        MappingRow(.unsupportedScheme("gopher"), .unsupportedURL, nil, "gopher"),
+        MappingRow(
+            .invalidRequest(RequestEncodingError(.invalidFieldValue, detail: "X-Evil")),
+            .invalidRequest, "RequestEncodingError", "invalidFieldValue: X-Evil"
+        ),
+        MappingRow(
+            .hostNotFound(DNSError(host: "nowhere.invalid", code: EAI_NONAME)),
+            .cannotFindHost, "DNSError", "nowhere.invalid"
+        ),
+        MappingRow(
+            .hostNotFound(DNSError(host: "flaky.example", code: EAI_AGAIN)),
+            .dnsLookupFailed, "DNSError", "flaky.example"
+        ),
+        MappingRow(
+            .connectFailed(host: "127.0.0.1", port: 9, SystemError(errno: ECONNREFUSED, syscall: "connect")),
+            .cannotConnectToHost, "SystemError", "Failed to connect to 127.0.0.1 port 9: Connection refused"
+        ),
+        MappingRow(.connectTimedOut(host: "10.255.255.1", port: 81), .timedOut, nil, "10.255.255.1 port 81"),
+        MappingRow(.idleTimedOut(.receivingBody), .timedOut, nil, "receivingBody"),
+        MappingRow(.totalTimedOut(.awaitingResponse), .timedOut, nil, "awaitingResponse"),
+        MappingRow(
+            .sendFailed(SystemError(errno: EPIPE, syscall: "sendmsg")),
+            .networkConnectionLost, "SystemError", "Broken pipe"
+        ),
+        MappingRow(
+            .receiveFailed(SystemError(errno: ECONNRESET, syscall: "read"), .receivingHead),
+            .networkConnectionLost, "SystemError", "Connection reset by peer"
+        ),
+        MappingRow(.emptyReply, .zeroByteResource, nil, "Empty reply from server"),
+        MappingRow(
+            .parse(HTTPParseError(.invalidChunkSize, offset: 57)),
+            .cannotParseResponse, "HTTPParseError", "invalidChunkSize at byte 57"
+        ),
+        MappingRow(.partialBody(received: 10, expected: 100), .networkConnectionLost, nil, "90 bytes remaining"),
+        MappingRow(.partialBody(received: 10, expected: nil), .networkConnectionLost, nil, "10 bytes read"),
+        MappingRow(
+            .decoding(ContentDecodingError(.corruptData, encoding: "gzip", detail: "incorrect header check")),
+            .cannotDecodeContentData, "ContentDecodingError", "corruptData in gzip: incorrect header check"
+        ),
+        MappingRow(
+            .decoding(ContentDecodingError(.expansionRatioExceeded, encoding: "gzip")),
+            .cannotDecodeContentData, "ContentDecodingError", "expansionRatioExceeded"
+        ),
+        MappingRow(.bodyTooLarge(limit: 1_048_576), .dataLengthExceedsMaximum, nil, "1048576 bytes"),
+        MappingRow(
+            .fileReadFailed(path: "/srv/upload.bin", SystemError(errno: ENOENT, syscall: "open")),
+            .cannotOpenFile, "SystemError", "/srv/upload.bin: No such file or directory"
+        ),
+        MappingRow(
+            .fileWriteFailed(path: "/srv/download.bin", SystemError(errno: EACCES, syscall: "open")),
+            .cannotCreateFile, "SystemError", "/srv/download.bin: Permission denied"
+        ),
+        MappingRow(
+            .fileWriteFailed(path: "/srv/download.bin", SystemError(errno: ENOSPC, syscall: "write")),
+            .cannotWriteToFile, "SystemError", "No space left on device"
+        ),
+        MappingRow(.requestBodyFailed("stream ended after 5 of 10 bytes"), .requestBodyFailed, nil, "5 of 10 bytes"),
+    ]
+}
+
+/// A name per kind. The switch has no `default:`, so a new kind fails to compile here until
+/// it is named, and ``NetworkErrorMappingTests/everyKindHasARow()`` then asks for a row.
+private func kindName(_ kind: EngineError.Kind) -> String {
+    switch kind {
+    case .cancelled: "cancelled"
+    case .invalidURL: "invalidURL"
+    case .unsupportedScheme: "unsupportedScheme"
+    case .invalidRequest: "invalidRequest"
+    case .hostNotFound: "hostNotFound"
+    case .connectFailed: "connectFailed"
+    case .connectTimedOut: "connectTimedOut"
+    case .idleTimedOut: "idleTimedOut"
+    case .totalTimedOut: "totalTimedOut"
+    case .sendFailed: "sendFailed"
+    case .receiveFailed: "receiveFailed"
+    case .emptyReply: "emptyReply"
+    case .parse: "parse"
+    case .partialBody: "partialBody"
+    case .decoding: "decoding"
+    case .bodyTooLarge: "bodyTooLarge"
+    case .fileReadFailed: "fileReadFailed"
+    case .fileWriteFailed: "fileWriteFailed"
+    case .requestBodyFailed: "requestBodyFailed"
+    }
+}
+
+@Suite("EngineError → NetworkError")
+struct NetworkErrorMappingTests {
+    static let url = URL(string: "https://example.com/data?q=1")!
+
+    @Test("each engine failure maps to its code, typed cause and reason", arguments: MappingRow.all)
+    func mapping(_ row: MappingRow) {
+        let error = NetworkError(row.error, url: Self.url)
+        #expect(error.code == row.code)
+        #expect(error.underlyingError.map { String(describing: type(of: $0)) } == row.underlying)
+        #expect(error.reason.contains(row.fact), "reason: \(error.reason)")
+        #expect(error.reason.first?.isUppercase == true, "a sentence: \(error.reason)")
+        #expect(error.failingURL == Self.url)
+        #expect(error.response == nil && error.responseData == nil)
+        #expect(error.description.contains("\(row.code.rawValue)"))
+    }
+
+    @Test("every EngineError kind has a row in the table")
+    func everyKindHasARow() {
+        let covered = Set(MappingRow.all.map { kindName($0.error.kind) })
+        #expect(covered.count == 19, "rows cover: \(covered.sorted())")
+    }
+}

@@ -65,6 +65,8 @@ extension NetworkError {
             return (creationCalls.contains(cause.syscall) ? .cannotCreateFile : .cannotWriteToFile, cause)
         case .requestBodyFailed:
             return (.requestBodyFailed, nil)
+        case .internalInconsistency:
+            return (.internalInconsistency, nil)
         }
     }
 

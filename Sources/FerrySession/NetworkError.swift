@@ -79,6 +79,8 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         public static let responseSerializationFailed = Code(rawValue: -4004)
         /// The request body failed or lied about its length (-4005).
         public static let requestBodyFailed = Code(rawValue: -4005)
+        /// Ferry broke one of its own invariants; the request failed instead of the process (-4006).
+        public static let internalInconsistency = Code(rawValue: -4006)
 
         /// The code's name, such as `timedOut`, for logs and metric labels.
         public var description: String {

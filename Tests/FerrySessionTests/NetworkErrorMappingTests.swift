@@ -88,6 +88,7 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
             .cannotWriteToFile, "SystemError", "No space left on device"
         ),
         MappingRow(.requestBodyFailed("stream ended after 5 of 10 bytes"), .requestBodyFailed, nil, "5 of 10 bytes"),
+        MappingRow(.internalInconsistency("pool handed out an unknown connection"), .internalInconsistency, nil, "unknown connection"),
     ]
 }
 
@@ -114,6 +115,7 @@ private func kindName(_ kind: EngineError.Kind) -> String {
     case .fileReadFailed: "fileReadFailed"
     case .fileWriteFailed: "fileWriteFailed"
     case .requestBodyFailed: "requestBodyFailed"
+    case .internalInconsistency: "internalInconsistency"
     }
 }
 
@@ -136,6 +138,6 @@ struct NetworkErrorMappingTests {
     @Test("every EngineError kind has a row in the table")
     func everyKindHasARow() {
         let covered = Set(MappingRow.all.map { kindName($0.error.kind) })
-        #expect(covered.count == 19, "rows cover: \(covered.sorted())")
+        #expect(covered.count == 20, "rows cover: \(covered.sorted())")
     }
 }

@@ -274,6 +274,10 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
             fireExpiredTimers()
             if runTasks() { break }
         }
+        // Handlers and timer closures often hold their owners, which hold this loop: drop them
+        // now so pending connections at shutdown do not keep each other (and the loop) alive.
+        registrations.removeAll()
+        timers = TimerQueue()
     }
 
     /// Milliseconds until the next timer, 0 when tasks wait, -1 (forever) when neither.

@@ -53,6 +53,30 @@ struct EventLoopGroupTests {
         #expect(!didFire)
     }
 
+    @Test("shutdown releases handlers and timers still registered, breaking owner cycles")
+    func shutdownReleasesHandlers() throws {
+        let weakHandler = WeakBox()
+        weak var weakLoop: EventLoop?
+        let (a, _b) = try makeSocketPair()
+        do {
+            let group = try EventLoopGroup(loopCount: 1)
+            let loop = group.loops[0]
+            weakLoop = loop
+            try loop.sync {
+                // A cycle like a pending connection's: handler → loop → registration → handler.
+                let handler = ClosureHandler()
+                weakHandler.value = handler
+                handler.onReadable = { _ = loop }
+                try loop.register(fd: a.fd, interest: .read, handler: handler)
+                loop.scheduleTimer(at: .distantFuture) { _ = (handler, loop) }
+            }
+            group.shutdownGracefully()
+        }
+        #expect(weakHandler.value == nil)
+        #expect(weakLoop == nil)
+        withExtendedLifetime(_b) {}
+    }
+
     @Test("deinit stops the loops without hanging")
     func deinitDoesNotHang() throws {
         weak var weakLoop: EventLoop?
@@ -76,4 +100,9 @@ struct EventLoopGroupTests {
         #expect(done.wait() != nil)
         group.shutdownGracefully()
     }
+}
+
+/// A weak reference the test can read after a loop task set it (reads happen after a join).
+final class WeakBox: @unchecked Sendable {
+    weak var value: AnyObject?
 }

@@ -15,12 +15,13 @@ struct ConnectorTests {
     /// Runs a connector on a fresh loop and waits for its completion.
     private func run(
         resolver: Resolver? = nil,
+        attemptDelay: Duration = .milliseconds(250),
         _ start: @escaping @Sendable (Connector, @escaping Connector.Completion) -> Void
     ) throws -> Outcome {
         try withLoop { loop in
             let latch = Latch<LoopBound<Outcome>>()
             loop.execute {
-                let connector = Connector(loop: loop, resolver: resolver)
+                let connector = Connector(loop: loop, resolver: resolver, attemptDelay: attemptDelay)
                 start(connector) { result in
                     #expect(loop.inEventLoop)
                     #expect(loop.registeredCount == 0, "the connector left registrations behind")
@@ -134,6 +135,47 @@ struct ConnectorTests {
             Issue.record("expected timedOut, got \(outcome)")
             return
         }
+    }
+
+    /// A 127.0.0.1 address whose connects stay pending: a listener with a full accept queue
+    /// makes Linux drop further SYNs. Nil (the caller skips) if every probe still connected.
+    private func blackholeTarget() throws -> (keepAlive: [Socket], target: SocketAddress)? {
+        let listener = try Socket.listen(on: loopbackV4, backlog: 0)
+        let target = try listener.localAddress
+        var keepAlive = [listener]
+        for _ in 0..<16 {
+            let probe = try Socket.connect(to: target)
+            var entry = pollfd(fd: probe.fd, events: Int16(POLLOUT), revents: 0)
+            if poll(&entry, 1, 200) == 0 { return (keepAlive, target) }
+            keepAlive.append(probe)
+        }
+        print("skipping: this kernel completed every loopback connect, none stays pending")
+        return nil
+    }
+
+    @Test("the overall timeout closes a connect that never completes")
+    func timeoutWhileConnecting() throws {
+        guard let (keepAlive, target) = try blackholeTarget() else { return }
+        let outcome = try run { connector, done in
+            connector.connect(to: [target, target], timeout: .milliseconds(50), done)
+        }
+        guard case .failure(.timedOut) = outcome else {
+            Issue.record("expected timedOut, got \(outcome)")
+            return
+        }
+        withExtendedLifetime(keepAlive) {}
+    }
+
+    @Test("a stalled first attempt is overtaken after the attempt delay, and then cancelled")
+    func staggeredAttemptWins() throws {
+        guard let (keepAlive, stalled) = try blackholeTarget() else { return }
+        let listener = try Socket.listen(on: loopbackV4)
+        let good = try listener.localAddress
+        let outcome = try run(attemptDelay: .milliseconds(20)) { connector, done in
+            connector.connect(to: [stalled, good], timeout: .seconds(10), done)
+        }
+        #expect(try outcome.get().address == good.description)
+        withExtendedLifetime(keepAlive) {}
     }
 
     @Test("cancel closes the pending socket and completes with cancelled, exactly once")

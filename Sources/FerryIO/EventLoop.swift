@@ -339,7 +339,9 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         let tasks = inbox.withLock { inbox -> [@Sendable () -> Void] in
             // Clearing the flag with the swap means a task queued after this point wakes us.
             inbox.wakeupPending = false
-            return inbox.tasks.isEmpty ? [] : { defer { inbox.tasks = [] }; return inbox.tasks }()
+            var taken: [@Sendable () -> Void] = []
+            swap(&taken, &inbox.tasks)
+            return taken
         }
         for task in tasks {
             task()

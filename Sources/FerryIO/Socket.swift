@@ -199,4 +199,4 @@ package final class Socket: @unchecked Sendable, CustomStringConvertible {
 }
 
 /// `IPPROTO_TCP` as the `Int32` level `setsockopt` takes (Glibc imports it as an enum case).
-package let IPPROTO_TCP_LEVEL = Int32(IPPROTO_TCP)
+private let IPPROTO_TCP_LEVEL = Int32(IPPROTO_TCP)

@@ -146,8 +146,8 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     func start() throws(SystemError) {
         inbox.withLock { $0.lifecycle = .running }
         let started = try PosixThread.start(name: name) { [self] in run() }
-        // The thread also stores its handle itself; whichever store comes first, it is the same.
-        threadHandle.store(UInt(started.handle), ordering: .releasing)
+        // The thread publishes its own handle in run(): only it can be "in" the loop, and it
+        // clears the handle on exit, which a store from here could race with.
         thread.withLock { $0 = started }
     }
 
@@ -278,6 +278,9 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         // now so pending connections at shutdown do not keep each other (and the loop) alive.
         registrations.removeAll()
         timers = TimerQueue()
+        // pthread_t values are reused by later threads; a stale one would make some unrelated
+        // thread pass `inEventLoop`.
+        threadHandle.store(0, ordering: .releasing)
     }
 
     /// Milliseconds until the next timer, 0 when tasks wait, -1 (forever) when neither.

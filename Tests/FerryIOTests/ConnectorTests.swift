@@ -1,0 +1,220 @@
+import Dispatch
+import Synchronization
+import Testing
+
+@testable import FerryIO
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Connector")
+struct ConnectorTests {
+    typealias Outcome = Result<(address: String, socket: Socket, timingsOrdered: Bool), Connector.ConnectError>
+
+    /// Runs a connector on a fresh loop and waits for its completion.
+    private func run(
+        resolver: Resolver? = nil,
+        attemptDelay: Duration = .milliseconds(250),
+        _ start: @escaping @Sendable (Connector, @escaping Connector.Completion) -> Void
+    ) throws -> Outcome {
+        try withLoop { loop in
+            let latch = Latch<LoopBound<Outcome>>()
+            loop.execute {
+                let connector = Connector(loop: loop, resolver: resolver, attemptDelay: attemptDelay)
+                start(connector) { result in
+                    #expect(loop.inEventLoop)
+                    #expect(loop.registeredCount == 0, "the connector left registrations behind")
+                    latch.fulfill(LoopBound(result.map { connected in
+                        (connected.address.description, connected.socket,
+                         connected.started <= connected.resolved && connected.resolved <= connected.connected)
+                    }))
+                }
+            }
+            return try #require(latch.wait()).value
+        }
+    }
+
+    @Test("connects to a listening 127.0.0.1 socket with ordered timings")
+    func connectsToLoopback() throws {
+        let listener = try Socket.listen(on: loopbackV4)
+        let target = try listener.localAddress
+        let outcome = try run { connector, done in
+            connector.connect(to: [target], timeout: .seconds(10), done)
+        }
+        let connected = try outcome.get()
+        #expect(connected.address == target.description)
+        #expect(connected.timingsOrdered)
+        #expect(try connected.socket.remoteAddress == target)
+    }
+
+    @Test("a refused address falls through to the next one, which wins")
+    func fallsThroughRefused() throws {
+        let (holder, refusedPort) = try refusingLoopbackPort()
+        defer { holder.close() }
+        let listener = try Socket.listen(on: loopbackV4)
+        let good = try listener.localAddress
+        // ::1 first (refused, or unreachable without IPv6), then a refused v4, then the listener.
+        let addresses = [loopbackV6.withPort(refusedPort), loopbackV4.withPort(refusedPort), good]
+        let outcome = try run { connector, done in
+            connector.connect(to: addresses, timeout: .seconds(10), done)
+        }
+        #expect(try outcome.get().address == good.description)
+    }
+
+    @Test("when every address refuses, the last SystemError is reported")
+    func allRefused() throws {
+        let (holder, port) = try refusingLoopbackPort()
+        defer { holder.close() }
+        let outcome = try run { connector, done in
+            connector.connect(to: [loopbackV4.withPort(port), loopbackV4.withPort(port)], timeout: .seconds(10), done)
+        }
+        guard case .failure(.allAttemptsFailed(let error)) = outcome else {
+            Issue.record("expected allAttemptsFailed, got \(outcome)")
+            return
+        }
+        #expect(error.errno == ECONNREFUSED)
+    }
+
+    @Test("no addresses is its own error")
+    func noAddresses() throws {
+        let outcome = try run { connector, done in connector.connect(to: [], timeout: .seconds(10), done) }
+        guard case .failure(.noAddresses) = outcome else {
+            Issue.record("expected noAddresses, got \(outcome)")
+            return
+        }
+    }
+
+    @Test("connect(host:) resolves localhost and connects (DNS and connect in one call)")
+    func connectsByName() throws {
+        let listener = try Socket.listen(on: loopbackV4)
+        let port = try listener.localAddress.port
+        let resolver = try Resolver { host, port in
+            // localhost through the real resolver; the injected wrapper only pins v6 first so
+            // the race also covers the ::1 → 127.0.0.1 fallback.
+            Resolver.systemLookup(host, port).map { [loopbackV6.withPort(port)] + $0 }
+        }
+        defer { resolver.shutdown() }
+        let outcome = try run(resolver: resolver) { connector, done in
+            connector.connect(host: "localhost", port: port, timeout: .seconds(10), done)
+        }
+        let connected = try outcome.get()
+        #expect(connected.address == "127.0.0.1:\(port)")
+        #expect(connected.timingsOrdered)
+    }
+
+    @Test("a DNS failure is reported as ConnectError.dns")
+    func dnsFailure() throws {
+        let resolver = try Resolver { host, _ in .failure(DNSError(host: host, code: EAI_NONAME)) }
+        defer { resolver.shutdown() }
+        let outcome = try run(resolver: resolver) { connector, done in
+            connector.connect(host: "nowhere.invalid", port: 80, timeout: .seconds(10), done)
+        }
+        guard case .failure(.dns(let error)) = outcome else {
+            Issue.record("expected dns failure, got \(outcome)")
+            return
+        }
+        #expect(error == DNSError(host: "nowhere.invalid", code: EAI_NONAME))
+    }
+
+    @Test("the overall timeout covers DNS: a stuck lookup times out")
+    func timeoutDuringDNS() throws {
+        let release = DispatchSemaphore(value: 0)
+        let resolver = try Resolver { host, _ in
+            _ = release.wait(timeout: .now() + eventually)
+            return .failure(DNSError(host: host, code: EAI_AGAIN))
+        }
+        defer {
+            release.signal()
+            resolver.shutdown()
+        }
+        let outcome = try run(resolver: resolver) { connector, done in
+            connector.connect(host: "slow.test", port: 80, timeout: .milliseconds(20), done)
+        }
+        guard case .failure(.timedOut) = outcome else {
+            Issue.record("expected timedOut, got \(outcome)")
+            return
+        }
+    }
+
+    /// A 127.0.0.1 address whose connects stay pending: a listener with a full accept queue
+    /// makes Linux drop further SYNs. Nil (the caller skips) if every probe still connected.
+    private func blackholeTarget() throws -> (keepAlive: [Socket], target: SocketAddress)? {
+        let listener = try Socket.listen(on: loopbackV4, backlog: 0)
+        let target = try listener.localAddress
+        var keepAlive = [listener]
+        for _ in 0..<16 {
+            let probe = try Socket.connect(to: target)
+            var entry = pollfd(fd: probe.fd, events: Int16(POLLOUT), revents: 0)
+            if poll(&entry, 1, 200) == 0 { return (keepAlive, target) }
+            keepAlive.append(probe)
+        }
+        print("skipping: this kernel completed every loopback connect, none stays pending")
+        return nil
+    }
+
+    @Test("the overall timeout closes a connect that never completes")
+    func timeoutWhileConnecting() throws {
+        guard let (keepAlive, target) = try blackholeTarget() else { return }
+        let outcome = try run { connector, done in
+            connector.connect(to: [target, target], timeout: .milliseconds(50), done)
+        }
+        guard case .failure(.timedOut) = outcome else {
+            Issue.record("expected timedOut, got \(outcome)")
+            return
+        }
+        withExtendedLifetime(keepAlive) {}
+    }
+
+    @Test("a stalled first attempt is overtaken after the attempt delay, and then cancelled")
+    func staggeredAttemptWins() throws {
+        guard let (keepAlive, stalled) = try blackholeTarget() else { return }
+        let listener = try Socket.listen(on: loopbackV4)
+        let good = try listener.localAddress
+        let outcome = try run(attemptDelay: .milliseconds(20)) { connector, done in
+            connector.connect(to: [stalled, good], timeout: .seconds(10), done)
+        }
+        #expect(try outcome.get().address == good.description)
+        withExtendedLifetime(keepAlive) {}
+    }
+
+    @Test("cancel closes the pending socket and completes with cancelled, exactly once")
+    func cancelClosesPending() throws {
+        let listener = try Socket.listen(on: loopbackV4)
+        let target = try listener.localAddress
+        let completions = Atomic<Int>(0)
+        let outcome = try run { connector, done in
+            connector.connect(to: [target], timeout: .seconds(10)) { result in
+                completions.add(1, ordering: .relaxed)
+                done(result)
+            }
+            // Same loop turn: the attempt is registered and still pending.
+            connector.cancel()
+            connector.cancel()
+        }
+        guard case .failure(.cancelled) = outcome else {
+            Issue.record("expected cancelled, got \(outcome)")
+            return
+        }
+        #expect(completions.load(ordering: .relaxed) == 1)
+    }
+
+    @Test("cancel while resolving completes with cancelled and ignores the late answer")
+    func cancelWhileResolving() throws {
+        let release = DispatchSemaphore(value: 0)
+        let resolver = try Resolver { _, port in
+            _ = release.wait(timeout: .now() + eventually)
+            return .success([SocketAddress(ipAddress: "127.0.0.1", port: port)!])
+        }
+        defer { resolver.shutdown() }
+        let outcome = try run(resolver: resolver) { connector, done in
+            connector.connect(host: "slow.test", port: 9, timeout: .seconds(10), done)
+            connector.cancel()
+            release.signal()
+        }
+        guard case .failure(.cancelled) = outcome else {
+            Issue.record("expected cancelled, got \(outcome)")
+            return
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Testing
+
+@testable import FerryIO
+
+@Suite("Deadline and TimerQueue")
+struct DeadlineTests {
+    @Test("now() is monotonic and arithmetic round-trips")
+    func arithmetic() {
+        let a = Deadline.now()
+        let b = Deadline.now()
+        #expect(a <= b)
+        let later = a + .milliseconds(1_500)
+        #expect(later - a == .milliseconds(1_500))
+        #expect(a - later == .milliseconds(-1_500))
+        #expect(later - .milliseconds(1_500) == a)
+        #expect(Duration.seconds(2).saturatingNanoseconds == 2_000_000_000)
+    }
+
+    @Test("adding to distantFuture, or adding huge durations, saturates instead of trapping")
+    func saturation() {
+        #expect(Deadline.distantFuture + .seconds(1) == .distantFuture)
+        #expect(Deadline.now() + .seconds(Int64.max) == .distantFuture)
+        #expect(Deadline.now() < .distantFuture)
+        #expect(Deadline.distantFuture - Deadline(uptimeNanoseconds: .min) == .nanoseconds(Int64.max))
+    }
+
+    @Test("the timer heap stays ordered through heavy cancellation and compaction")
+    func heapCompaction() {
+        var queue = TimerQueue()
+        let base = Deadline(uptimeNanoseconds: 0)
+        var ids: [TimerID] = []
+        for index in 0..<1_000 {
+            // Pseudo-random deadlines with many duplicates.
+            ids.append(queue.schedule(at: base + .nanoseconds((index * 7_919) % 97)) {})
+        }
+        for (offset, id) in ids.enumerated() where offset % 10 != 0 { queue.cancel(id) }
+        #expect(queue.count == 100)
+        // Drain deadline by deadline: deadlines come out non-decreasing, every live timer once.
+        var deadlines: [Deadline] = []
+        var total = 0
+        while let next = queue.nextDeadline() {
+            let limit = queue.nextSequence
+            var popped = 0
+            while queue.popExpired(now: next, scheduledBefore: limit) != nil { popped += 1 }
+            #expect(popped > 0)
+            deadlines.append(next)
+            total += popped
+        }
+        #expect(total == 100)
+        #expect(deadlines == deadlines.sorted())
+        #expect(queue.count == 0)
+    }
+}

@@ -1,0 +1,186 @@
+import Synchronization
+import Testing
+
+@testable import FerryIO
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("EventLoop registration")
+struct EventLoopRegistrationTests {
+    @Test("readable fires when the peer writes; writable fires on a socket with room")
+    func readableAndWritable() throws {
+        try withLoop { loop in
+            let (a, b) = try makeSocketPair()
+            let received = Latch<[UInt8]>()
+            let writable = Latch<Void>()
+            try loop.sync {
+                let handler = ClosureHandler()
+                handler.onReadable = {
+                    if let bytes = try? a.read(count: 64), !bytes.isEmpty {
+                        received.fulfill(bytes)
+                        loop.deregister(fd: a.fd)
+                    }
+                }
+                try loop.register(fd: a.fd, interest: .read, handler: handler)
+                let writer = ClosureHandler()
+                writer.onWritable = {
+                    writable.fulfill(())
+                    loop.deregister(fd: b.fd)
+                }
+                try loop.register(fd: b.fd, interest: .write, handler: writer)
+            }
+            #expect(writable.wait() != nil)
+            #expect(try b.write(Array("hello".utf8)) == .processed(5))
+            #expect(received.wait() == Array("hello".utf8))
+            #expect(try loop.sync { loop.registeredCount } == 0)
+        }
+    }
+
+    @Test("modify switches interest from read to write")
+    func modifyInterest() throws {
+        try withLoop { loop in
+            let (a, _b) = try makeSocketPair()
+            let calls = Latch<String>()
+            try loop.sync {
+                let handler = ClosureHandler()
+                handler.onReadable = { calls.fulfill("readable") }
+                handler.onWritable = {
+                    calls.fulfill("writable")
+                    loop.deregister(fd: a.fd)
+                }
+                // Nothing to read: only the switch to .write can produce a call.
+                try loop.register(fd: a.fd, interest: .read, handler: handler)
+                try loop.modify(fd: a.fd, interest: .write)
+            }
+            #expect(calls.wait() == "writable")
+            withExtendedLifetime(_b) {}
+        }
+    }
+
+    @Test("modify and register report epoll errors as SystemError")
+    func registrationErrors() throws {
+        try withLoop { loop in
+            let (a, _b) = try makeSocketPair()
+            let errors = try loop.sync { () -> [Int32] in
+                var codes: [Int32] = []
+                do { try loop.modify(fd: a.fd, interest: .read) } catch let error as SystemError { codes.append(error.errno) }
+                try loop.register(fd: a.fd, interest: .read, handler: ClosureHandler())
+                do { try loop.register(fd: a.fd, interest: .read, handler: ClosureHandler()) } catch let error as SystemError {
+                    codes.append(error.errno)
+                }
+                loop.deregister(fd: a.fd)
+                loop.deregister(fd: a.fd)  // twice is harmless
+                return codes
+            }
+            #expect(errors == [ENOENT, EEXIST])
+            withExtendedLifetime(_b) {}
+        }
+    }
+
+    @Test("hangup fires when the peer closes; the handler reads EOF")
+    func hangupOnPeerClose() throws {
+        try withLoop { loop in
+            let (a, b) = try makeSocketPair()
+            let outcome = Latch<String>()
+            try loop.sync {
+                let handler = ClosureHandler()
+                let finish = { (who: String) in
+                    // Level-triggered: learn the cause by reading, then stop watching.
+                    if case .processed(0)? = try? a.read(count: 8).map({ IOResult.processed($0.count) }) {
+                        outcome.fulfill("EOF via \(who)")
+                        loop.deregister(fd: a.fd)
+                    }
+                }
+                handler.onReadable = { finish("readable") }
+                handler.onHangup = { finish("hangup") }
+                try loop.register(fd: a.fd, interest: .read, handler: handler)
+            }
+            b.close()
+            let result = try #require(outcome.wait())
+            #expect(result.hasPrefix("EOF"))
+        }
+    }
+
+    @Test("a handler that closes another registered fd during dispatch stops its callbacks")
+    func closeOtherDuringDispatch() throws {
+        try withLoop { loop in
+            let (a, peerA) = try makeSocketPair()
+            let (b, peerB) = try makeSocketPair()
+            let calls = Recorder<String>()
+            let done = Latch<Void>()
+            try loop.sync {
+                let first = ClosureHandler()
+                let second = ClosureHandler()
+                // Whichever fires first closes both: the other must never be called, even if
+                // its event was collected in the same epoll_wait batch.
+                let closeBoth = { (name: String) in
+                    calls.append(name)
+                    loop.deregister(fd: a.fd)
+                    loop.deregister(fd: b.fd)
+                    a.close()
+                    b.close()
+                    // Reopen: the new sockets usually get the same numbers. With no data
+                    // written to them, any call to these handlers is a stale event.
+                    if let (c, peerC) = try? makeSocketPair() {
+                        let stale = ClosureHandler()
+                        stale.onReadable = { calls.append("stale") }
+                        try? loop.register(fd: c.fd, interest: .read, handler: stale)
+                        try? loop.register(fd: peerC.fd, interest: .read, handler: stale)
+                        loop.execute {
+                            loop.deregister(fd: c.fd)
+                            loop.deregister(fd: peerC.fd)
+                            c.close()
+                            peerC.close()
+                            done.fulfill(())
+                        }
+                    }
+                }
+                first.onReadable = { closeBoth("a") }
+                second.onReadable = { closeBoth("b") }
+                try loop.register(fd: a.fd, interest: .read, handler: first)
+                try loop.register(fd: b.fd, interest: .read, handler: second)
+                _ = try peerA.write([1])
+                _ = try peerB.write([2])
+            }
+            #expect(done.wait() != nil)
+            _ = try loop.sync { 0 }
+            #expect(calls.values.count == 1, "\(calls.values)")
+        }
+    }
+
+    @Test("a reused fd number does not receive the old registration's events")
+    func reusedDescriptorNumber() throws {
+        try withLoop { loop in
+            let (a, peerA) = try makeSocketPair()
+            let calls = Recorder<String>()
+            let done = Latch<Void>()
+            try loop.sync {
+                let old = ClosureHandler()
+                old.onReadable = {
+                    calls.append("old")
+                    // Replace the fd with a fresh socket that usually gets the same number.
+                    let number = a.fd
+                    loop.deregister(fd: number)
+                    a.close()
+                    guard let (c, peerC) = try? makeSocketPair() else { return }
+                    let new = ClosureHandler()
+                    new.onReadable = {
+                        calls.append("new")
+                        loop.deregister(fd: c.fd)
+                        c.close()
+                        peerC.close()
+                        done.fulfill(())
+                    }
+                    try? loop.register(fd: c.fd, interest: .read, handler: new)
+                    _ = try? peerC.write([9])
+                }
+                try loop.register(fd: a.fd, interest: .read, handler: old)
+                _ = try peerA.write([1])
+            }
+            #expect(done.wait() != nil)
+            #expect(calls.values == ["old", "new"])
+        }
+    }
+}

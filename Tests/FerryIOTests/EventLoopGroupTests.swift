@@ -1,0 +1,108 @@
+import Dispatch
+import Synchronization
+import Testing
+
+@testable import FerryIO
+
+@Suite("EventLoopGroup")
+struct EventLoopGroupTests {
+    @Test("next() hands out the loops round-robin")
+    func roundRobin() throws {
+        let group = try EventLoopGroup(loopCount: 3)
+        defer { group.shutdownGracefully() }
+        let picked = (0..<6).map { _ in group.next() }
+        #expect(picked.map(\.name) == ["ferry-io-0", "ferry-io-1", "ferry-io-2", "ferry-io-0", "ferry-io-1", "ferry-io-2"])
+        #expect(group.loops.count == 3)
+    }
+
+    @Test("the default loop count is between 1 and 4")
+    func defaultCount() throws {
+        let group = try EventLoopGroup()
+        defer { group.shutdownGracefully() }
+        #expect((1...4).contains(group.loops.count))
+    }
+
+    @Test("shutdown runs pending tasks, joins the threads, and is safe to call twice")
+    func shutdownRunsPendingTasks() throws {
+        let group = try EventLoopGroup(loopCount: 2)
+        let ran = Atomic<Int>(0)
+        for loop in group.loops {
+            for _ in 0..<100 {
+                loop.execute { ran.add(1, ordering: .relaxed) }
+            }
+        }
+        group.shutdownGracefully()
+        // Joined: every task submitted before shutdown has run, none is still running.
+        #expect(ran.load(ordering: .relaxed) == 200)
+        group.shutdownGracefully()
+        // Tasks after shutdown are dropped, not run and not crashing.
+        group.loops[0].execute { ran.add(1, ordering: .relaxed) }
+        #expect(ran.load(ordering: .relaxed) == 200)
+    }
+
+    @Test("shutdown drops pending timers without firing them")
+    func shutdownDropsTimers() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        let fired = Atomic<Bool>(false)
+        let loop = group.loops[0]
+        _ = try loop.sync {
+            loop.scheduleTimer(at: .now() + .seconds(3_600)) { fired.store(true, ordering: .relaxed) }
+        }
+        group.shutdownGracefully()
+        let didFire = fired.load(ordering: .relaxed)
+        #expect(!didFire)
+    }
+
+    @Test("shutdown releases handlers and timers still registered, breaking owner cycles")
+    func shutdownReleasesHandlers() throws {
+        let weakHandler = WeakBox()
+        weak var weakLoop: EventLoop?
+        let (a, _b) = try makeSocketPair()
+        do {
+            let group = try EventLoopGroup(loopCount: 1)
+            let loop = group.loops[0]
+            weakLoop = loop
+            try loop.sync {
+                // A cycle like a pending connection's: handler → loop → registration → handler.
+                let handler = ClosureHandler()
+                weakHandler.value = handler
+                handler.onReadable = { _ = loop }
+                try loop.register(fd: a.fd, interest: .read, handler: handler)
+                loop.scheduleTimer(at: .distantFuture) { _ = (handler, loop) }
+            }
+            group.shutdownGracefully()
+        }
+        #expect(weakHandler.value == nil)
+        #expect(weakLoop == nil)
+        withExtendedLifetime(_b) {}
+    }
+
+    @Test("deinit stops the loops without hanging")
+    func deinitDoesNotHang() throws {
+        weak var weakLoop: EventLoop?
+        do {
+            let group = try EventLoopGroup(loopCount: 2)
+            weakLoop = group.loops[0]
+            _ = try group.loops[0].sync { 1 }
+        }
+        // The group's deinit joined the threads, which released their loops.
+        #expect(weakLoop == nil)
+    }
+
+    @Test("shutdown called from one of the group's own loop threads does not deadlock")
+    func shutdownFromLoopThread() throws {
+        let done = Latch<Void>()
+        let group = try EventLoopGroup(loopCount: 2)
+        group.loops[0].execute {
+            group.shutdownGracefully()
+            done.fulfill(())
+        }
+        #expect(done.wait() != nil)
+        group.shutdownGracefully()
+    }
+}
+
+/// A weak reference the test can read after a loop task set it (reads happen after a join).
+final class WeakBox: @unchecked Sendable {
+    weak var value: AnyObject?
+}

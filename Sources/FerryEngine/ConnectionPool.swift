@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FerryIO
 import FerryWire
 
@@ -111,7 +114,7 @@ final class ConnectionPool {
         let connector = Connector(loop: loop, resolver: resolver)
         connectors[id] = connector
         let timeout = connectTimeouts[key] ?? .seconds(60)
-        connector.connect(host: key.host, port: key.port, timeout: timeout) { [weak self] result in
+        connector.connect(host: key.host, port: UInt16(clamping: key.port), timeout: timeout) { [weak self] result in
             guard let self, self.connectors.removeValue(forKey: id) != nil else { return }
             switch result {
             case .success(let connected):
@@ -136,10 +139,11 @@ final class ConnectionPool {
     /// DNS and connect times of a new connection, for the first exchange that runs on it.
     private var freshTimings: [Int: (resolved: Deadline?, connected: Deadline)] = [:]
 
-    private static func engineError(_ error: ConnectError, key: PoolKey) -> EngineError {
+    private static func engineError(_ error: Connector.ConnectError, key: PoolKey) -> EngineError {
         switch error {
         case .dns(let dns): return EngineError(.hostNotFound(dns))
-        case .failed(let system): return EngineError(.connectFailed(host: key.host, port: key.port, system))
+        case .noAddresses: return EngineError(.hostNotFound(DNSError(host: key.host, code: EAI_NONAME)))
+        case .allAttemptsFailed(let system): return EngineError(.connectFailed(host: key.host, port: key.port, system))
         case .timedOut: return EngineError(.connectTimedOut(host: key.host, port: key.port))
         case .cancelled: return EngineError(.cancelled)
         }

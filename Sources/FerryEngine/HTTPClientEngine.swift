@@ -18,9 +18,12 @@ package final class HTTPClientEngine: Sendable {
     ///   - idleTimeout: How long a parked keep-alive connection is kept.
     /// - Throws: ``SystemError`` when epoll or a thread cannot be created.
     package init(loopCount: Int?, maxConnectionsPerHost: Int, idleTimeout: Duration) throws(SystemError) {
-        group = try loopCount.map { count throws(SystemError) in try EventLoopGroup(loopCount: max(1, count)) }
-            ?? EventLoopGroup()
-        resolver = Resolver()
+        if let loopCount {
+            group = try EventLoopGroup(loopCount: max(1, loopCount))
+        } else {
+            group = try EventLoopGroup()
+        }
+        resolver = try Resolver()
         pools = group.loops.map { [resolver] loop in
             UncheckedBox(ConnectionPool(
                 loop: loop, resolver: resolver, maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: idleTimeout))

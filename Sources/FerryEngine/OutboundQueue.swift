@@ -157,17 +157,27 @@ struct OutboundQueue {
         let first = pieces[0]
         let second = pieces.count > 1 ? pieces[1] : nil
         let start = offset
-        let result: IOResult<Int>
-        do throws(SystemError) {
-            result = try first.bytes.withUnsafeBytes { (a: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> in
-                let head = UnsafeRawBufferPointer(rebasing: a[start..<first.count])
-                guard let second else { return try socket.writev([head]) }
-                return try second.bytes.withUnsafeBytes { (b: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> in
-                    try socket.writev([head, UnsafeRawBufferPointer(rebasing: b[0..<second.count])])
+        // Typed throws do not pass through withUnsafeBytes, so the outcome is carried out.
+        var outcome: Result<IOResult<Int>, SystemError> = .success(.wouldBlock)
+        first.bytes.withUnsafeBytes { a in
+            let head = UnsafeRawBufferPointer(rebasing: a[start..<first.count])
+            do throws(SystemError) {
+                guard let second else { return outcome = .success(try socket.writev([head])) }
+                second.bytes.withUnsafeBytes { b in
+                    do throws(SystemError) {
+                        outcome = .success(try socket.writev([head, UnsafeRawBufferPointer(rebasing: b[0..<second.count])]))
+                    } catch {
+                        outcome = .failure(error)
+                    }
                 }
+            } catch {
+                outcome = .failure(error)
             }
-        } catch {
-            return .socketFailed(error)
+        }
+        let result: IOResult<Int>
+        switch outcome {
+        case .success(let value): result = value
+        case .failure(let error): return .socketFailed(error)
         }
         guard case .processed(var written) = result else { return .blocked }
         var bodyBytes = 0

@@ -36,7 +36,7 @@ public struct RawHTTPResponse: Sendable {
 /// A blocking client that writes raw bytes and reads raw or framed responses; each wait is
 /// bounded by `timeout`. Use it to test the test servers; use Ferry everywhere else.
 public final class RawHTTPClient {
-    private var socket: BufferedSocket
+    fileprivate(set) var socket: BufferedSocket
     private var isClosed = false
 
     /// Connects to `host:port`.
@@ -161,7 +161,16 @@ public final class RawHTTPClient {
         return try client.readUntilClose()
     }
 
-    private static func error(_ failure: any Error, while action: String) -> TestServerError {
+    fileprivate static func error(_ failure: any Error, while action: String) -> TestServerError {
         TestServerError("RawHTTPClient: \(failure) while \(action)")
+    }
+}
+
+extension RawHTTPClient {
+    /// Reads one interim (1xx) response head and returns its status line, for
+    /// `Expect: 100-continue` tests.
+    /// - Throws: ``TestServerError`` on a timeout or a close.
+    public func readInterimStatusLine() throws -> String {
+        do { return try socket.readHead().startLine } catch { throw Self.error(error, while: "reading an interim head") }
     }
 }

@@ -25,7 +25,7 @@ struct BufferedSocket {
 
     let fd: Int32
     let wake: Int32
-    let timeout: Duration
+    var timeout: Duration
     /// Called with every byte read, in order (ScriptedServer records them).
     var onRead: ((ArraySlice<UInt8>) -> Void)?
 

@@ -128,11 +128,15 @@ public final class RawHTTPClient {
         do { return try socket.readToEOF(limit: limit) } catch { throw Self.error(error, while: "reading to EOF") }
     }
 
-    /// Whether the server has closed the connection: waits up to `timeout` for EOF.
+    /// Whether the server has closed the connection: waits up to `timeout` for EOF. Bytes that
+    /// arrive meanwhile are kept for the next read.
     /// - Returns: `true` on EOF or reset, `false` if bytes arrived or nothing happened in time.
     public func serverClosed(within timeout: Duration) -> Bool {
-        var probe = BufferedSocket(fd: socket.fd, timeout: timeout)
-        do { return try probe.fill() == 0 } catch .system { return true } catch { return false }
+        let saved = socket.timeout
+        socket.timeout = timeout
+        defer { socket.timeout = saved }
+        if !socket.buffered.isEmpty { return false }
+        do { return try socket.fill() == 0 } catch .system { return true } catch { return false }
     }
 
     /// Sends a FIN: no more bytes from this side, reading still works.
@@ -172,5 +176,12 @@ extension RawHTTPClient {
     /// - Throws: ``TestServerError`` on a timeout or a close.
     public func readInterimStatusLine() throws -> String {
         do { return try socket.readHead().startLine } catch { throw Self.error(error, while: "reading an interim head") }
+    }
+
+    /// Reads exactly `count` more bytes, whatever they are (after ``readInterimStatusLine()``,
+    /// a body's raw bytes).
+    /// - Throws: ``TestServerError`` on a timeout or a close.
+    public func readUntilCount(_ count: Int) throws -> [UInt8] {
+        do { return try socket.read(exactly: count) } catch { throw Self.error(error, while: "reading \(count) bytes") }
     }
 }

@@ -30,6 +30,7 @@ struct BufferedSocket {
     var onRead: ((ArraySlice<UInt8>) -> Void)?
 
     private var storage: [UInt8] = []
+    private var scratch = [UInt8](repeating: 0, count: 256 * 1024)
     private var readIndex = 0
     private(set) var reachedEOF = false
 
@@ -50,12 +51,14 @@ struct BufferedSocket {
     mutating func fill() throws(Failure) -> Int {
         if reachedEOF { return 0 }
         while true {
-            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            // One reused scratch buffer, appended with a bulk copy (fast even in debug builds).
+            compactIfNeeded()
+            var count = 0
+            scratch.withUnsafeMutableBytes { raw in count = recv(fd, raw.baseAddress, raw.count, 0) }
             if count > 0 {
-                compactIfNeeded()
-                storage.append(contentsOf: chunk[0..<count])
-                onRead?(chunk[0..<count])
+                let oldCount = storage.count
+                scratch.withUnsafeBufferPointer { storage.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count])) }
+                onRead?(storage[oldCount...])
                 return count
             }
             if count == 0 {

@@ -47,9 +47,11 @@ public enum TestBytes {
     /// - Returns: the index of the first wrong byte, or `nil` when every byte matches.
     public static func firstMismatch(in bytes: some Collection<UInt8>, offset: Int = 0) -> Int? {
         var value = offset % 251
-        for (index, byte) in bytes.enumerated() {
+        var index = 0
+        for byte in bytes {
             if byte != UInt8(truncatingIfNeeded: value) { return index }
             value = value == 250 ? 0 : value + 1
+            index += 1
         }
         return nil
     }

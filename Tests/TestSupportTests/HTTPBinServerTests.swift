@@ -192,4 +192,15 @@ import Testing
         server.shutdown()
         server.shutdown()
     }
+
+    @Test func listensOnIPv6LoopbackWhenTheHostHasIt() throws {
+        // Some CI containers have no ::1; the IPv4 tests cover the server itself.
+        guard let server = try? HTTPBinServer(host: "::1") else { return }
+        defer { server.shutdown() }
+        #expect(server.baseURLString == "http://[::1]:\(server.port)")
+        let client = try RawHTTPClient(port: server.port, host: "::1")
+        defer { client.close() }
+        try client.sendRequest("GET", "/ip")
+        #expect(try HTTPBinTest.json(client.readResponse())["origin"] as? String == "::1")
+    }
 }

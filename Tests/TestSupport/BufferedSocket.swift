@@ -57,7 +57,9 @@ struct BufferedSocket {
             scratch.withUnsafeMutableBytes { raw in count = recv(fd, raw.baseAddress, raw.count, 0) }
             if count > 0 {
                 let oldCount = storage.count
-                scratch.withUnsafeBufferPointer { storage.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<count])) }
+                scratch.withUnsafeBufferPointer { received in
+                    storage.append(contentsOf: UnsafeBufferPointer(rebasing: received[0..<count]))
+                }
                 onRead?(storage[oldCount...])
                 return count
             }

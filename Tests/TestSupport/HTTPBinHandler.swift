@@ -40,8 +40,8 @@ final class HTTPBinHandler: ChannelInboundHandler, RemovableChannelHandler {
             closeWhenDone = !head.isKeepAlive
             // RFC 9110 §10.1.1: answer 100 (Continue) so a client waiting for it sends the body.
             if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
-                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))),
-                    promise: nil)
+                let interim = HTTPResponseHead(version: head.version, status: .continue)
+                context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
             }
             if request?.path == "/echo" && head.method != .HEAD { startEcho(context: context, head: head) }
         case .body(let buffer):
@@ -91,8 +91,8 @@ final class HTTPBinHandler: ChannelInboundHandler, RemovableChannelHandler {
             headers.add(name: "Transfer-Encoding", value: "chunked")
         }
         if closeWhenDone { headers.add(name: "Connection", value: "close") }
-        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))),
-            promise: nil)
+        let response = HTTPResponseHead(version: head.version, status: .ok, headers: headers)
+        context.writeAndFlush(wrapOutboundOut(.head(response)), promise: nil)
     }
 
     // MARK: - Route responses
@@ -112,7 +112,11 @@ final class HTTPBinHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .bytes(let bytes):
             headers.add(name: "Content-Length", value: String(bytes.count))
         case .pattern(_, let count, _, let chunked):
-            headers.add(name: chunked ? "Transfer-Encoding" : "Content-Length", value: chunked ? "chunked" : String(count))
+            if chunked {
+                headers.add(name: "Transfer-Encoding", value: "chunked")
+            } else {
+                headers.add(name: "Content-Length", value: String(count))
+            }
         case .drip(let count, _):
             headers.add(name: "Content-Length", value: String(count))
         case .untilClose:
@@ -128,7 +132,9 @@ final class HTTPBinHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .none:
             finish(context: context)
         case .bytes(let bytes), .untilClose(let bytes):
-            if !bytes.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil) }
+            if !bytes.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
+            }
             finish(context: context)
         case .pattern(let offset, let count, let chunkSize, _):
             stream = PatternStream(offset: offset, remaining: count, chunkSize: chunkSize)

@@ -5,7 +5,8 @@ import Foundation
 enum HTTPBinJSON {
     /// Sorted-keys JSON with a trailing newline (`{}` if the object is not encodable).
     static func encode(_ object: [String: Any]) -> [UInt8] {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+        let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: options) else {
             return Array("{}\n".utf8)
         }
         return Array(data) + [UInt8(ascii: "\n")]

@@ -118,7 +118,8 @@ extension HTTPBinRouter {
         case .full:
             response = octets(.pattern(offset: 0, count: size, chunkSize: 64 * 1024, chunked: false))
         case .partial(let bytes):
-            response = octets(.pattern(offset: bytes.lowerBound, count: bytes.count, chunkSize: 64 * 1024, chunked: false))
+            response = octets(
+                .pattern(offset: bytes.lowerBound, count: bytes.count, chunkSize: 64 * 1024, chunked: false))
             response.status = .partialContent
             response.headers.add(name: "Content-Range", value: "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)")
         case .unsatisfiable:

@@ -37,7 +37,8 @@ enum HTTPBinRouter {
         case "echo" where parts.count == 1:
             // Reached only for HEAD: other methods stream through HTTPBinHandler.
             var response = HTTPBinResponse(status: .ok, body: .bytes(request.body))
-            response.headers.add(name: "Content-Type", value: request.header("content-type") ?? "application/octet-stream")
+            let type = request.header("content-type") ?? "application/octet-stream"
+            response.headers.add(name: "Content-Type", value: type)
             return response
         case "headers" where parts.count == 1:
             return .json(["headers": HTTPBinJSON.headers(request)])

@@ -175,7 +175,11 @@ extension RawHTTPClient {
     /// `Expect: 100-continue` tests.
     /// - Throws: ``TestServerError`` on a timeout or a close.
     public func readInterimStatusLine() throws -> String {
-        do { return try socket.readHead().startLine } catch { throw Self.error(error, while: "reading an interim head") }
+        do {
+            return try socket.readHead().startLine
+        } catch {
+            throw Self.error(error, while: "reading an interim head")
+        }
     }
 
     /// Reads exactly `count` more bytes, whatever they are (after ``readInterimStatusLine()``,

@@ -31,10 +31,12 @@ import Testing
         defer { server.shutdown() }
         let jsonBody = Array(#"{"k":[1,2]}"#.utf8)
         let posted = try HTTPBinTest.json(
-            HTTPBinTest.fetch(server, "/post", method: "POST", headers: [("Content-Type", "application/json")], body: jsonBody))
+            HTTPBinTest.fetch(
+                server, "/post", method: "POST", headers: [("Content-Type", "application/json")], body: jsonBody))
         #expect(posted["data"] as? String == #"{"k":[1,2]}"#)
         #expect((posted["json"] as? [String: Any])?["k"] as? [Int] == [1, 2])
-        let form = try HTTPBinTest.json(HTTPBinTest.fetch(server, "/put", method: "PUT", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+        let form = try HTTPBinTest.json(HTTPBinTest.fetch(
+            server, "/put", method: "PUT", headers: [("Content-Type", "application/x-www-form-urlencoded")],
             body: Array("a=1&b=two+words".utf8)))
         #expect(form["form"] as? [String: String] == ["a": "1", "b": "two words"])
         let wrongMethod = try HTTPBinTest.fetch(server, "/post", method: "GET")
@@ -126,7 +128,8 @@ import Testing
 
         let client = try RawHTTPClient(port: server.port)
         defer { client.close() }
-        try client.send("PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
+        try client.send("PUT /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        try client.send("3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
         let chunked = try client.readResponse()
         #expect(chunked.chunkSizes != nil)
         #expect(chunked.text == "abcde")

@@ -27,7 +27,8 @@ import Testing
         defer { server.shutdown() }
         let client = try RawHTTPClient(port: server.port)
         try client.send("POST /one HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc")
-        try client.send("PUT /two HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nxy\r\n1;ext=1\r\nz\r\n0\r\nT: 1\r\n\r\n")
+        try client.send("PUT /two HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+        try client.send("2\r\nxy\r\n1;ext=1\r\nz\r\n0\r\nT: 1\r\n\r\n")
         try client.send("GET /three HTTP/1.1\r\n\r\n")
         #expect(try client.readUntilClose() == Array("AB".utf8))
         #expect(server.waitForFinishedConnections(1))
@@ -116,5 +117,44 @@ import Testing
 
     @Test func refusesNonLoopbackHosts() {
         #expect(throws: TestServerError.self) { _ = try ScriptedServer(host: "0.0.0.0", scripts: []) }
+    }
+
+    @Test func shutdownCutsASleepOrDripShort() throws {
+        let server = try ScriptedServer(scripts: [[
+            .readRequest, .sendSlowly("abc", chunk: 1, interval: .seconds(30)), .sleep(.seconds(30)),
+        ]])
+        let client = try RawHTTPClient(port: server.port)
+        try client.sendRequest("GET", "/")
+        #expect(try client.readUntilCount(1) == Array("a".utf8))
+        let start = ContinuousClock.now
+        server.shutdown()
+        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(server.finishedConnections == 1)
+    }
+
+    @Test func expectRequestLineReadsARequestWhenNoneWasRead() throws {
+        let server = try ScriptedServer(scripts: [[
+            .expectRequestLine(prefix: "DELETE /x "), .readBytes(4), .send("ok"), .close,
+        ]])
+        defer { server.shutdown() }
+        let client = try RawHTTPClient(port: server.port)
+        defer { client.close() }
+        try client.send("DELETE /x HTTP/1.1\r\nHost: h\r\n\r\nraw!")
+        #expect(try client.readUntilClose() == Array("ok".utf8))
+        #expect(server.waitForFinishedConnections(1))
+        #expect(server.mismatches.isEmpty)
+        #expect(server.receivedRequestHeads(connection: 0).first?.value(of: "host") == "h")
+    }
+
+    @Test func replyCanKeepTheConnectionOpenUntilTheClientCloses() throws {
+        let raw = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"
+        let server = try ScriptedServer(scripts: [.reply(raw, closeAfter: false)])
+        defer { server.shutdown() }
+        let client = try RawHTTPClient(port: server.port)
+        try client.sendRequest("GET", "/")
+        #expect(try client.readResponse().text == "hi")
+        #expect(!client.serverClosed(within: .milliseconds(50)))
+        client.close()
+        #expect(server.waitForFinishedConnections(1))
     }
 }

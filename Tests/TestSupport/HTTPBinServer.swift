@@ -100,14 +100,18 @@ public final class HTTPBinServer: Sendable {
         shutdown()
     }
 
-    /// Runs `body` with a fresh server and always shuts it down afterwards.
+    /// Runs `body` with a fresh server and always shuts it down afterwards. `body` runs in the
+    /// caller's isolation (a `@MainActor` test may capture main-actor state).
     /// - Parameters:
     ///   - host: `"127.0.0.1"` (default) or `"::1"`.
+    ///   - isolation: the caller's actor, filled in by the compiler.
     ///   - body: the test.
     /// - Returns: what `body` returns.
     /// - Throws: what `init` or `body` throws.
     public static func withServer<T>(
-        host: String = "127.0.0.1", _ body: (HTTPBinServer) async throws -> T
+        host: String = "127.0.0.1",
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (HTTPBinServer) async throws -> T
     ) async throws -> T {
         let server = try HTTPBinServer(host: host)
         do {

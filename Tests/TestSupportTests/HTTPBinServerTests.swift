@@ -189,6 +189,14 @@ import Testing
         #expect(throws: TestServerError.self) { _ = try RawHTTPClient(port: port, timeout: .seconds(1)).readResponse() }
     }
 
+    @MainActor @Test func withServerRunsInTheCallersIsolation() async throws {
+        var seen: [Int] = []
+        try await HTTPBinServer.withServer { server in
+            seen.append(try HTTPBinTest.fetch(server, "/status/202").status)
+        }
+        #expect(seen == [202])
+    }
+
     @Test func refusesNonLoopbackHostsAndShutsDownTwice() throws {
         #expect(throws: TestServerError.self) { _ = try HTTPBinServer(host: "0.0.0.0") }
         let server = try HTTPBinServer()

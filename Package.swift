@@ -52,12 +52,13 @@ let package = Package(
         .executableTarget(name: "ferry", dependencies: ["Ferry"], path: "Examples/ferry"),
 
         // MARK: - Tests
-        .target(name: "TestSupport", dependencies: nioTestServer, path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: nioTestServer + ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "FerryWireTests", dependencies: ["FerryWire", httpTypes], resources: [.copy("Fixtures")]),
         .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "CFerryShims"]),
         .testTarget(name: "FerryEngineTests", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "TestSupport", httpTypes]),
         .testTarget(name: "FerrySessionTests", dependencies: ["FerrySession", "Ferry", "TestSupport", httpTypes]),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "TestSupport"]),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,121 @@
+// The state ScriptedServer's thread shares with the test: sockets, scripts and what was seen.
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Internal: owns the listening socket and the wake pipe, runs the accept loop on the server
+/// thread, and keeps the record the test reads. Separate from ``ScriptedServer`` so the thread
+/// does not keep the public object alive (its `deinit` shuts down).
+final class ScriptedServerCore: Sendable {
+    /// What the test can read back; guarded by `record`.
+    struct Record {
+        var received: [[UInt8]] = []
+        var heads: [[MessageHead]] = []
+        var mismatches: [String] = []
+        var finished = 0
+    }
+
+    /// The most bytes kept per connection in ``ScriptedServer/receivedBytes(connection:)``.
+    static let receivedLimit = 4 * 1024 * 1024
+
+    let listener: Int32
+    let wakeRead: Int32
+    let wakeWrite: Int32
+    let scripts: [ConnectionScript]
+    let extraConnections: ScriptedServer.ExtraConnections
+    let ioTimeout: Duration
+    let record = Mutex(Record())
+    private let stopping = Mutex(false)
+    private let threadDone = DispatchSemaphore(value: 0)
+
+    init(
+        listener: Int32, wake: (read: Int32, write: Int32), scripts: [ConnectionScript],
+        extraConnections: ScriptedServer.ExtraConnections, ioTimeout: Duration
+    ) {
+        self.listener = listener
+        wakeRead = wake.read
+        wakeWrite = wake.write
+        self.scripts = scripts
+        self.extraConnections = extraConnections
+        self.ioTimeout = ioTimeout
+    }
+
+    /// The accept loop; returns when the wake pipe fires.
+    func run() {
+        defer { threadDone.signal() }
+        while true {
+            // An hour per wait: the loop really ends through the wake pipe (shutdown or deinit).
+            switch POSIXSocket.wait(fd: listener, events: Int16(POLLIN), wake: wakeRead, timeout: .seconds(3600)) {
+            case .woken: return
+            case .timedOut: continue
+            case .ready: break
+            }
+            let fd: Int32
+            do {
+                guard let accepted = try POSIXSocket.accept(listener: listener) else { continue }
+                fd = accepted
+            } catch {
+                recordMismatch("accept: \(error)")
+                // Do not spin on a persistent failure such as EMFILE.
+                guard POSIXSocket.sleep(.milliseconds(50), wake: wakeRead) else { return }
+                continue
+            }
+            let index = record.withLock { record in
+                record.received.append([])
+                record.heads.append([])
+                return record.received.count - 1
+            }
+            var connection = ScriptConnection(core: self, fd: fd, index: index)
+            connection.run(script(for: index))
+            record.withLock { $0.finished += 1 }
+        }
+    }
+
+    /// The script for connection `index`, or an empty one (close at once) for extra connections.
+    private func script(for index: Int) -> ConnectionScript {
+        if index < scripts.count { return scripts[index] }
+        switch extraConnections {
+        case .close: return ConnectionScript([])
+        case .repeatLastScript: return scripts.last ?? ConnectionScript([])
+        }
+    }
+
+    /// Wakes every wait, joins the thread (at most 5 s) and closes the sockets. Idempotent.
+    func shutdown() {
+        let first = stopping.withLock { stopping in
+            defer { stopping = true }
+            return !stopping
+        }
+        guard first else { return }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+        // If the thread did not finish (it always should), leak the descriptors rather than
+        // close ones it may still use.
+        guard threadDone.wait(timeout: .now() + 5) == .success else { return }
+        close(listener)
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    /// Appends bytes read from connection `index`, up to ``receivedLimit``.
+    func recordReceived(_ bytes: ArraySlice<UInt8>, connection index: Int) {
+        record.withLock { record in
+            let room = Self.receivedLimit - record.received[index].count
+            if room > 0 { record.received[index].append(contentsOf: bytes.prefix(room)) }
+        }
+    }
+
+    /// Records a request head read on connection `index`.
+    func recordHead(_ head: MessageHead, connection index: Int) {
+        record.withLock { $0.heads[index].append(head) }
+    }
+
+    /// Records an unmet expectation or an I/O failure.
+    func recordMismatch(_ text: String) {
+        record.withLock { $0.mismatches.append(text) }
+    }
+}

@@ -1,1 +1,0 @@
-// TestSupport: servers that are not Ferry's code, for integration tests.

@@ -93,6 +93,8 @@ public struct RequestEncodingError: Error, Sendable, Hashable, CustomStringConve
         public static let invalidRequestTarget = Kind("invalidRequestTarget")
         /// The Host value is empty or malformed.
         public static let invalidHost = Kind("invalidHost")
+        /// The announced body length is negative.
+        public static let invalidContentLength = Kind("invalidContentLength")
     }
 
     /// What was wrong.

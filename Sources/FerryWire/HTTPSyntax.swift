@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Byte classes of the HTTP grammar (RFC 9110 §5.6.2, §5.5; RFC 9112 §2.2), shared by the
 /// encoder and the parser so both sides agree on what a token or a field value is.
 ///
@@ -45,6 +53,17 @@ package enum HTTPSyntax {
     @inline(__always)
     package static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == space || byte == tab
+    }
+
+    /// The index of the first `byte` in `bytes[start..<end]`, or `nil`.
+    ///
+    /// `memchr` scans a word at a time; the generic `firstIndex(of:)` on a slice measured
+    /// about 9% of a whole head parse.
+    @inline(__always)
+    package static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int? {
+        guard start < end, let base = bytes.baseAddress else { return nil }
+        guard let found = memchr(base + start, Int32(byte), end - start) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
     }
 
     /// Whether every byte is a `tchar` and there is at least one (RFC 9110 §5.6.2).

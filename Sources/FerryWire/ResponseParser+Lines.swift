@@ -19,7 +19,7 @@ extension ResponseParser {
         let budget = maxLine + 2 - lineBuffer.count  // >= 1: lineBuffer never exceeds maxLine + 1
         let end = input.count - index > budget ? index + budget : input.count
         let start = index
-        guard let lf = input[start..<end].firstIndex(of: HTTPSyntax.lf) else {
+        guard let lf = HTTPSyntax.firstIndex(of: HTTPSyntax.lf, in: input, from: start, to: end) else {
             if lineBuffer.count + (end - start) >= maxLine + 2 {
                 throw HTTPParseError(tooLong, offset: lineStart + maxLine)
             }
@@ -184,12 +184,23 @@ extension ResponseParser {
         var valueEnd = line.count
         while valueStart < valueEnd && HTTPSyntax.isWhitespace(line[valueStart]) { valueStart += 1 }
         while valueEnd > valueStart && HTTPSyntax.isWhitespace(line[valueEnd - 1]) { valueEnd -= 1 }
-        for position in valueStart..<valueEnd where !HTTPSyntax.isFieldValueByte(line[position]) {
-            throw lineError(.invalidFieldValue, line, at: position)
+        var isASCII = true
+        for position in valueStart..<valueEnd {
+            let byte = line[position]
+            guard HTTPSyntax.isFieldValueByte(byte) else { throw lineError(.invalidFieldValue, line, at: position) }
+            if byte >= 0x80 { isASCII = false }
         }
-        let nameString = String(decoding: UnsafeRawBufferPointer(rebasing: line[..<colon]), as: UTF8.self)
-        guard let name = HTTPField.Name(nameString) else { throw HTTPParseError(.invalidFieldName, offset: lineStart) }
-        fields.append(HTTPField(name: name, value: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])))
+        let nameBytes = UnsafeRawBufferPointer(rebasing: line[..<colon])
+        guard let name = KnownFieldNames.lookup(nameBytes) ?? HTTPField.Name(String(decoding: nameBytes, as: UTF8.self))
+        else { throw HTTPParseError(.invalidFieldName, offset: lineStart) }
+        let valueBytes = UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd])
+        // ASCII (almost every value) goes through the stdlib's fast UTF-8 path; obs-text bytes
+        // are kept as bytes, never "repaired" into U+FFFD.
+        let field =
+            isASCII
+            ? HTTPField(name: name, value: String(decoding: valueBytes, as: UTF8.self))
+            : HTTPField(name: name, value: valueBytes)
+        fields.append(field)
         fieldLineOffsets.append(lineStart)
     }
 

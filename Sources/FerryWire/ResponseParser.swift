@@ -82,7 +82,9 @@ package struct ResponseParser: Sendable {
     /// `maxLineLength`, clamped so arithmetic on it can't overflow.
     let maxLineLength: Int
 
+    /// Where the parser is.
     var state: State = .idle
+    /// The method of the request being answered (HEAD and CONNECT change framing).
     var requestMethod: HTTPRequest.Method = .get
     /// Offset of the next unread byte, since ``expectResponse(to:)``.
     var consumed = 0
@@ -96,7 +98,9 @@ package struct ResponseParser: Sendable {
     var fields = HTTPFields()
     /// Offset of each field line in `fields`, so a framing error points at its field.
     var fieldLineOffsets: [Int] = []
+    /// The version of the status line being read.
     var version = HTTPVersion.http1_1
+    /// The status of the status line being read.
     var status = HTTPResponse.Status.ok
 
     /// Creates an idle parser.

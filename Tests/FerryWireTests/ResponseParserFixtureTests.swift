@@ -161,3 +161,45 @@ import Testing
         #expect(transcript.messages.first?.head.status.reasonPhrase == "Ä")
     }
 }
+
+/// Inline responses for cases too small to deserve a fixture file.
+@Suite struct ResponseParserInlineTests {
+    @Test func fieldNamesKeepTheirCase() throws {
+        let transcript = ParserDriver.runAllSplits(
+            bytes("HTTP/1.1 200 OK\r\nCONTENT-LENGTH: 2\r\ncontent-type: a/b\r\nContent-Type: c/d\r\nX-Custom-Long-Name: v\r\n\r\nok")
+        )
+        let head = try #require(transcript.messages.first?.head)
+        #expect(head.framing == .contentLength(2))
+        #expect(head.headerFields.map(\.name.rawName) == ["CONTENT-LENGTH", "content-type", "Content-Type", "X-Custom-Long-Name"])
+        #expect(head.headerFields[values: .contentType] == ["a/b", "c/d"])
+    }
+
+    @Test func obsTextValuesKeepTheirBytes() throws {
+        let input = bytes("HTTP/1.1 200 OK\r\nX-Latin: a") + [0xE9, 0xFF] + bytes("b\r\nContent-Length: 0\r\n\r\n")
+        let transcript = ParserDriver.runAllSplits(input)
+        let field = try #require(transcript.messages.first?.head.headerFields.first)
+        #expect(field.withUnsafeBytesOfValue { Array($0) } == [0x61, 0xE9, 0xFF, 0x62])
+    }
+
+    @Test func chunkedThenLengthOnOneConnection() {
+        let input = bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n")
+            + bytes("HTTP/1.1 404 Not Found\r\nContent-Length: 3\r\n\r\nnop")
+        let transcript = ParserDriver.runAllSplits(input)
+        #expect(transcript.error == nil)
+        #expect(transcript.messages.map(\.bodyText) == ["ab", "nop"])
+        #expect(transcript.messages.map(\.head.status.reasonPhrase) == ["OK", "Not Found"])
+    }
+
+    @Test func emptyFieldValueAndZeroLengthBody() throws {
+        let transcript = ParserDriver.runAllSplits(bytes("HTTP/1.1 200 OK\r\nX-Empty:\r\nX-Spaces:   \r\nContent-Length: 0\r\n\r\n"))
+        let head = try #require(transcript.messages.first?.head)
+        #expect(head.headerFields.map(\.value) == ["", "", "0"])
+        #expect(transcript.messages.first?.body.isEmpty == true)
+    }
+
+    @Test func endOfInputIdleIsQuiet() throws {
+        var parser = ResponseParser()
+        #expect(try parser.inputEnded() == .needMoreData)
+        #expect(parser.isIdle)
+    }
+}

@@ -1,7 +1,8 @@
 /// A response that breaks HTTP/1.1 syntax or one of Ferry's limits.
 ///
-/// ``offset`` counts bytes from the first byte of the response (the start of its status line),
-/// so a failure can be located in a capture.
+/// ``offset`` counts bytes from the first byte of the response (the start of its status line,
+/// or of the first interim 1xx response before it), so a failure can be located in a capture
+/// and `incompleteHead` at offset 0 always means the server sent nothing.
 public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was wrong. An open set: new kinds may be added without breaking callers.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -14,7 +15,7 @@ public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible
 
         /// The status line is not `HTTP/1.x SP 3DIGIT SP reason`.
         public static let invalidStatusLine = Kind("invalidStatusLine")
-        /// The version is not HTTP/1.0 or HTTP/1.1.
+        /// The major version is not 1. (HTTP/1.x with x > 1 is read as HTTP/1.1, RFC 9110 §2.5.)
         public static let unsupportedVersion = Kind("unsupportedVersion")
         /// A field name is not a token (RFC 9110 §5.1).
         public static let invalidFieldName = Kind("invalidFieldName")
@@ -56,7 +57,8 @@ public struct HTTPParseError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// What was wrong.
     public let kind: Kind
-    /// Offset of the offending byte from the start of the response.
+    /// Offset of the offending byte (or, for `incomplete…`, of the missing one) from the start
+    /// of the response.
     public let offset: Int
 
     /// Creates an error of `kind` at `offset`.
@@ -93,6 +95,8 @@ public struct RequestEncodingError: Error, Sendable, Hashable, CustomStringConve
         public static let invalidRequestTarget = Kind("invalidRequestTarget")
         /// The Host value is empty or malformed.
         public static let invalidHost = Kind("invalidHost")
+        /// The announced body length is negative.
+        public static let invalidContentLength = Kind("invalidContentLength")
     }
 
     /// What was wrong.

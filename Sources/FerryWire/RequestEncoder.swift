@@ -1,0 +1,144 @@
+import HTTPTypes
+
+/// Writes HTTP/1.1 request heads and chunk framing (RFC 9112 §3, §7.1).
+///
+/// Every name, value, method and target is validated before the first byte is appended, so a
+/// refused request leaves the buffer exactly as it was and nothing half-written can reach a
+/// server.
+package enum RequestEncoder {
+    /// `\r\n`, written after each chunk's data (RFC 9112 §7.1).
+    package static let chunkTerminator: [UInt8] = [0x0D, 0x0A]
+    /// `0\r\n\r\n`: the last chunk and an empty trailer section (RFC 9112 §7.1).
+    package static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+
+    /// Appends the request line, `Host`, the fields and the framing field to `buffer`.
+    ///
+    /// Order on the wire: `METHOD SP target SP HTTP/1.1`, then `Host` (RFC 9112 §3.2 asks a
+    /// client to send it first; a `Host` in ``RequestHead/headerFields`` replaces
+    /// ``RequestHead/host``, as curl's `-H Host:` does), then the fields in order without
+    /// `Content-Length`/`Transfer-Encoding`, then the framing field, then CRLF.
+    ///
+    /// - Parameters:
+    ///   - head: The request head.
+    ///   - buffer: Receives the bytes; unchanged when this throws.
+    /// - Throws: ``RequestEncodingError`` with `invalidMethod`, `invalidRequestTarget`,
+    ///   `invalidFieldName`, `invalidFieldValue`, `invalidHost` or `invalidContentLength`.
+    package static func encodeHead(_ head: RequestHead, into buffer: inout [UInt8]) throws(RequestEncodingError) {
+        // MARK: Validate everything first.
+        let method = head.method.rawValue
+        guard HTTPSyntax.isToken(method.utf8) else {
+            throw RequestEncodingError(.invalidMethod, detail: method)
+        }
+        guard HTTPSyntax.isRequestTarget(head.target.utf8) else {
+            throw RequestEncodingError(.invalidRequestTarget, detail: head.target)
+        }
+        var hostOverride: Int? = nil
+        var fieldBytes = 0
+        for index in head.headerFields.indices {
+            let field = head.headerFields[index]
+            // swift-http-types validates names and legalizes String values, but values built
+            // from bytes or decoded keep what they were given: check the bytes we will write.
+            guard HTTPSyntax.isToken(field.name.rawName.utf8) else {
+                throw RequestEncodingError(.invalidFieldName, detail: field.name.rawName)
+            }
+            let valueLength = field.withUnsafeBytesOfValue { bytes in
+                HTTPSyntax.isFieldValue(bytes) ? bytes.count : -1
+            }
+            guard valueLength >= 0 else {
+                throw RequestEncodingError(.invalidFieldValue, detail: field.name.rawName)
+            }
+            if hostOverride == nil && field.name.canonicalName == "host" { hostOverride = index }
+            fieldBytes += field.name.rawName.utf8.count + valueLength + 4
+        }
+        if hostOverride == nil {
+            // Host is uri-host [":" port] (RFC 9110 §7.2): visible ASCII only, never empty.
+            guard HTTPSyntax.isRequestTarget(head.host.utf8) else {
+                throw RequestEncodingError(.invalidHost, detail: head.host)
+            }
+        }
+        if case .contentLength(let length) = head.framing, length < 0 {
+            throw RequestEncodingError(.invalidContentLength, detail: String(length))
+        }
+
+        // MARK: Write.
+        buffer.reserveCapacity(buffer.count + method.utf8.count + head.target.utf8.count + head.host.utf8.count + fieldBytes + 64)
+        buffer.append(contentsOf: method.utf8)
+        buffer.append(HTTPSyntax.space)
+        buffer.append(contentsOf: head.target.utf8)
+        buffer.append(contentsOf: " HTTP/1.1\r\nHost: ".utf8)
+        if let hostOverride {
+            head.headerFields[hostOverride].withUnsafeBytesOfValue { buffer.append(contentsOf: $0) }
+        } else {
+            buffer.append(contentsOf: head.host.utf8)
+        }
+        buffer.append(contentsOf: HTTPSyntax.crlf)
+        for field in head.headerFields {
+            // Framing is decided by `head.framing` alone, so a body can't be framed twice
+            // (RFC 9112 §6.3 rule 3); every Host is replaced by the one written above.
+            switch field.name.canonicalName {
+            case "host", "content-length", "transfer-encoding": continue
+            default: break
+            }
+            buffer.append(contentsOf: field.name.rawName.utf8)
+            buffer.append(HTTPSyntax.colon)
+            buffer.append(HTTPSyntax.space)
+            field.withUnsafeBytesOfValue { buffer.append(contentsOf: $0) }
+            buffer.append(contentsOf: HTTPSyntax.crlf)
+        }
+        switch head.framing {
+        case .none:
+            // RFC 9110 §8.6: a user agent SHOULD send Content-Length for a method that
+            // anticipates content even when there is none; curl and URLSession send 0.
+            switch head.method {
+            case .post, .put, .patch:
+                buffer.append(contentsOf: "Content-Length: 0\r\n".utf8)
+            default:
+                break
+            }
+        case .contentLength(let length):
+            buffer.append(contentsOf: "Content-Length: ".utf8)
+            appendDecimal(length, to: &buffer)
+            buffer.append(contentsOf: HTTPSyntax.crlf)
+        case .chunked:
+            buffer.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
+        }
+        buffer.append(contentsOf: HTTPSyntax.crlf)
+    }
+
+    /// Appends a chunk-size line, `HEX\r\n` in lowercase hexadecimal (RFC 9112 §7.1).
+    ///
+    /// A size of zero is the last chunk; prefer ``lastChunk``, which also ends the trailers.
+    /// - Parameters:
+    ///   - size: The number of data bytes that follow; must not be negative.
+    ///   - buffer: Receives the bytes.
+    package static func encodeChunkHeader(size: Int, into buffer: inout [UInt8]) {
+        precondition(size >= 0, "chunk size must not be negative")
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var value = UInt(size)
+        withUnsafeMutableBytes(of: &digits) { out in
+            repeat {
+                let nibble = UInt8(truncatingIfNeeded: value & 0xF)
+                out[15 - count] = nibble < 10 ? 0x30 &+ nibble : 0x61 &+ nibble &- 10
+                count += 1
+                value >>= 4
+            } while value != 0
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[(16 - count)...]))
+        }
+        buffer.append(contentsOf: HTTPSyntax.crlf)
+    }
+
+    /// Appends the decimal digits of a non-negative `value` without going through `String`.
+    private static func appendDecimal(_ value: Int64, to buffer: inout [UInt8]) {
+        var divisor: Int64 = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        var rest = value
+        repeat {
+            buffer.append(0x30 &+ UInt8(truncatingIfNeeded: rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        } while divisor > 0
+    }
+}

@@ -70,7 +70,7 @@ final class Transfer: ExchangeDelegate, @unchecked Sendable {
     func exchangeDidSendHead(_ head: RequestHead, connection: ConnectionFacts) {
         guard let taskDelegate else { return }
         var fields = HTTPFields()
-        if head.headerFields[.host] == nil { fields[.host] = head.host }
+        if let hostName = HTTPField.Name("Host"), head.headerFields[hostName] == nil { fields[hostName] = head.host }
         fields.append(contentsOf: head.headerFields.filter { $0.name != .contentLength && $0.name != .transferEncoding })
         switch head.framing {
         case .none:

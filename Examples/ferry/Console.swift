@@ -15,15 +15,21 @@ final class Console: Sendable {
     /// Whether standard output is a terminal.
     let stdoutIsTerminal: Bool
 
-    init() {
-        stderrIsTerminal = isatty(STDERR_FILENO) == 1
-        stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+    private let outputFD: Int32
+    private let errorFD: Int32
+
+    /// - Parameters: the descriptors to write to; tests pass pipes to read what ferry printed.
+    init(outputFD: Int32 = STDOUT_FILENO, errorFD: Int32 = STDERR_FILENO) {
+        self.outputFD = outputFD
+        self.errorFD = errorFD
+        stderrIsTerminal = isatty(errorFD) == 1
+        stdoutIsTerminal = isatty(outputFD) == 1
     }
 
     /// Writes bytes to standard output; false when the write failed (for example EPIPE).
     @discardableResult
     func writeOut(_ bytes: some Collection<UInt8>) -> Bool {
-        lock.withLock { _ in Self.writeAll(STDOUT_FILENO, Array(bytes)) }
+        lock.withLock { _ in Self.writeAll(outputFD, Array(bytes)) }
     }
 
     /// Writes text to standard output.
@@ -32,7 +38,7 @@ final class Console: Sendable {
 
     /// Writes text to standard error as is (no newline added).
     func writeError(_ text: String) {
-        lock.withLock { _ in _ = Self.writeAll(STDERR_FILENO, Array(text.utf8)) }
+        lock.withLock { _ in _ = Self.writeAll(errorFD, Array(text.utf8)) }
     }
 
     /// Writes each line to standard error, ending it with a newline.

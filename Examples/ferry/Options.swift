@@ -50,10 +50,12 @@ struct Options: Sendable, Equatable {
     var showHelp = false
     var showVersion = false
 
-    /// URLs paired with their outputs. Extra `-o` files are ignored (curl warns about them).
+    /// URLs paired with their outputs. Extra `-o` files are ignored (curl warns about them),
+    /// and `-o -` means standard output, as in curl.
     var jobs: [Job] {
         urls.enumerated().map { index, url in
-            Job(url: url, output: index < outputs.count ? outputs[index] : nil)
+            let output = index < outputs.count ? outputs[index] : nil
+            return Job(url: url, output: output == "-" ? nil : output)
         }
     }
 

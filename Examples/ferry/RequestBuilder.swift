@@ -95,7 +95,10 @@ struct RequestBuilder: Sendable {
     }
 
     /// Parses a command-line URL: no scheme means `http://` and an empty path means `/`, as curl.
+    /// A space or control character is refused (exit 3) as curl refuses it, rather than
+    /// silently percent-encoded as Foundation would.
     static func url(from text: String) -> URL? {
+        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
         let hasScheme = text.range(of: "://") != nil
         guard var components = URLComponents(string: hasScheme ? text : "http://" + text),
               let host = components.host, !host.isEmpty else { return nil }

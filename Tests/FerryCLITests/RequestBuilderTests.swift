@@ -133,7 +133,10 @@ struct RequestBuilderTests {
         #expect(RequestBuilder.url(from: "127.0.0.1:8080")?.absoluteString == "http://127.0.0.1:8080/")
         #expect(RequestBuilder.url(from: "h/a?b=c")?.absoluteString == "http://h/a?b=c")
         #expect(RequestBuilder.url(from: "https://h")?.absoluteString == "https://h/")
+        #expect(RequestBuilder.url(from: "[::1]:8080/x")?.absoluteString == "http://[::1]:8080/x")
         #expect(RequestBuilder.url(from: "http://") == nil)
+        // curl 7.88 refuses a space in a URL with exit 3; so does ferry.
+        #expect(RequestBuilder.url(from: "http://h/a b") == nil)
         let builder = try builder()
         #expect(throws: NetworkError(.badURL, reason: "")) { try builder.request(for: "http://") }
     }

@@ -84,6 +84,15 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The exit code of a run from its transfers' codes, in the order they finished.
+    ///
+    /// curl 7.88 returns the last transfer's code when it runs them one after another (a
+    /// failure followed by a success exits 0), and the last failure when they run in parallel.
+    static func overall(_ codes: [ExitCode], parallel: Bool) -> ExitCode {
+        if parallel { return codes.last { $0 != .ok } ?? .ok }
+        return codes.last ?? .ok
+    }
+
     private static func isPartialBody(_ error: NetworkError) -> Bool {
         if let parseError = error.underlyingError as? HTTPParseError, parseError.kind == .incompleteBody {
             return true

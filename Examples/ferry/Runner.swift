@@ -3,9 +3,8 @@ import Ferry
 /// Runs every URL of the command line over one session and decides the exit code.
 ///
 /// Sequential by default, as curl: each transfer starts when the previous one ended, so
-/// kept-alive connections are reused, and the exit code is the last transfer's. With `-Z`,
-/// at most `--parallel-max` run at once in a task group, and the exit code is the last
-/// failure to complete (curl's parallel rule).
+/// kept-alive connections are reused. With `-Z`, at most `--parallel-max` run at once in a
+/// task group. ``ExitCode/overall(_:parallel:)`` turns the transfers' codes into the run's.
 struct Runner: Sendable {
     let options: Options
     let builder: RequestBuilder
@@ -19,22 +18,22 @@ struct Runner: Sendable {
     }
 
     private func runSequential(_ session: Session) async -> ExitCode {
-        var code = ExitCode.ok
+        var codes: [ExitCode] = []
         for job in options.jobs {
             let progress = showsProgress(for: job) ? ProgressReporter(console: console) : nil
             let report = await transfer(job, session, progress).run()
             progress?.finish()
             finish(report)
-            code = report.exitCode
+            codes.append(report.exitCode)
         }
-        return code
+        return ExitCode.overall(codes, parallel: false)
     }
 
     private func runParallel(_ session: Session) async -> ExitCode {
         // curl draws one combined meter for all parallel transfers.
         let progress = showsProgress(for: nil) ? ProgressReporter(console: console) : nil
         let jobs = options.jobs
-        var code = ExitCode.ok
+        var codes: [ExitCode] = []
         await withTaskGroup(of: TransferReport.self) { group in
             var started = 0
             for job in jobs.prefix(options.parallelMax) {
@@ -49,11 +48,11 @@ struct Runner: Sendable {
                 }
                 if report.exitCode != .ok { progress?.finish() }
                 finish(report)
-                if report.exitCode != .ok { code = report.exitCode }
+                codes.append(report.exitCode)
             }
         }
         progress?.finish()
-        return code
+        return ExitCode.overall(codes, parallel: true)
     }
 
     private func transfer(_ job: Options.Job, _ session: Session, _ progress: ProgressReporter?) -> Transfer {

@@ -47,4 +47,14 @@ struct ExitCodeTests {
         let reset = NetworkError(.networkConnectionLost, reason: "failure while receivingBody", underlyingError: SystemError(errno: 104, syscall: "read"))
         #expect(ExitCode(reset) == .receiveError)
     }
+
+    @Test func severalTransfersExitAsCurl() {
+        // Sequential: the last transfer decides (curl 7.88: `URL-that-fails URL-that-works` exits 0).
+        #expect(ExitCode.overall([.cannotConnect, .ok], parallel: false) == .ok)
+        #expect(ExitCode.overall([.ok, .httpError, .cannotConnect], parallel: false) == .cannotConnect)
+        // Parallel: the last failure to finish decides.
+        #expect(ExitCode.overall([.cannotConnect, .ok], parallel: true) == .cannotConnect)
+        #expect(ExitCode.overall([.timedOut, .cannotConnect, .ok], parallel: true) == .cannotConnect)
+        #expect(ExitCode.overall([], parallel: false) == .ok)
+    }
 }

@@ -21,10 +21,17 @@ struct Options: Sendable, Equatable {
         var value: String
     }
 
-    /// One URL and the `-o` file it was paired with (nil: standard output).
+    /// One URL and the `-o` argument it was paired with (nil: none).
     struct Job: Sendable, Equatable {
         var url: String
         var output: String?
+
+        /// The file to write, or nil for standard output (no `-o`, or `-o -` as in curl).
+        var filePath: String? { output == "-" ? nil : output }
+
+        /// Whether the body goes to standard output without the user asking for it with
+        /// `-o -`: curl then refuses to put binary data on a terminal.
+        var isImplicitStandardOutput: Bool { output == nil }
     }
 
     var urls: [String] = []
@@ -50,12 +57,10 @@ struct Options: Sendable, Equatable {
     var showHelp = false
     var showVersion = false
 
-    /// URLs paired with their outputs. Extra `-o` files are ignored (curl warns about them),
-    /// and `-o -` means standard output, as in curl.
+    /// URLs paired with their outputs. Extra `-o` files are ignored (curl warns about them).
     var jobs: [Job] {
         urls.enumerated().map { index, url in
-            let output = index < outputs.count ? outputs[index] : nil
-            return Job(url: url, output: output == "-" ? nil : output)
+            Job(url: url, output: index < outputs.count ? outputs[index] : nil)
         }
     }
 

@@ -61,7 +61,7 @@ struct Runner: Sendable {
 
     /// curl's order: the error line first, then the `-w` text.
     private func finish(_ report: TransferReport) {
-        if report.exitCode != .ok && options.showsErrors {
+        if report.exitCode != .ok && options.showsErrors && !report.warnedInstead {
             console.writeErrorLines(["ferry: (\(report.exitCode)) \(report.errorMessage)"])
         }
         if let writeOut {
@@ -76,6 +76,6 @@ struct Runner: Sendable {
     private func showsProgress(for job: Options.Job?) -> Bool {
         guard console.stderrIsTerminal && !options.silent else { return false }
         guard let job else { return true }
-        return job.output != nil || !console.stdoutIsTerminal
+        return job.filePath != nil || !console.stdoutIsTerminal
     }
 }

@@ -31,7 +31,8 @@ struct Transfer: Sendable {
     func run() async -> TransferReport {
         var report = TransferReport(method: builder.method.rawValue, url: job.url)
         let observer = TransferObserver(verbose: options.verbose, console: console)
-        let sink = OutputSink(path: job.output, console: console)
+        let sink = OutputSink(path: job.filePath, console: console)
+        let guardsTerminal = job.isImplicitStandardOutput && console.stdoutIsTerminal
         var bodyBytes: Int64 = 0
         do {
             let request = try builder.request(for: job.url)
@@ -54,6 +55,10 @@ struct Transfer: Sendable {
                 progress?.expect(response.expectedContentLength)
                 var chunks = body.makeAsyncIterator()
                 while let chunk = try await Self.next(&chunks) {
+                    if guardsTerminal && chunk.contains(0) {
+                        refuseBinaryOnTerminal(&report)
+                        break
+                    }
                     try sink.write(chunk)
                     bodyBytes += Int64(chunk.count)
                     progress?.received(chunk.count)
@@ -69,6 +74,21 @@ struct Transfer: Sendable {
         if let metrics = observer.metrics { report.record(metrics) }
         return report
     }
+
+    /// curl will not write binary data (a NUL byte) to a terminal unless asked with `-o -`.
+    private func refuseBinaryOnTerminal(_ report: inout TransferReport) {
+        if !options.silent { console.writeErrorLines(Self.binaryWarning) }
+        report.exitCode = .writeError
+        report.errorMessage = "Failure writing output to destination"
+        report.warnedInstead = true
+    }
+
+    /// curl 7.88's words, line breaks included.
+    static let binaryWarning = [
+        "Warning: Binary output can mess up your terminal. Use \"--output -\" to tell ",
+        "Warning: ferry to output it to your terminal anyway, or consider \"--output ",
+        "Warning: <FILE>\" to save to a file.",
+    ]
 
     /// The next body chunk, whatever error type the sequence declares, as a ``NetworkError``.
     private static func next(_ chunks: inout ResponseBody.AsyncIterator) async throws(NetworkError) -> [UInt8]? {

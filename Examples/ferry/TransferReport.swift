@@ -30,6 +30,9 @@ struct TransferReport: Sendable {
     var timeTotal = 0.0
     var exitCode = ExitCode.ok
     var errorMessage = ""
+    /// The failure was already explained by a warning, so no `ferry: (N)` line follows
+    /// (curl's binary-to-terminal refusal exits 23 that way).
+    var warnedInstead = false
 
     init(method: String, url: String) {
         self.method = method

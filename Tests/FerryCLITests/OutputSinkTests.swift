@@ -53,6 +53,9 @@ struct OutputSinkTests {
 
     @Test func dashMeansStandardOutput() throws {
         let options = try ArgumentParser().parse(["-o", "-", "http://a/"])
-        #expect(options.jobs == [.init(url: "http://a/", output: nil)])
+        #expect(options.jobs.map(\.filePath) == [nil])
+        // `-o -` is an explicit choice: binary output to a terminal is then allowed, as curl.
+        #expect(options.jobs.map(\.isImplicitStandardOutput) == [false])
+        #expect(try ArgumentParser().parse(["http://a/"]).jobs.map(\.isImplicitStandardOutput) == [true])
     }
 }

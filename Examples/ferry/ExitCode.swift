@@ -97,7 +97,9 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         if let parseError = error.underlyingError as? HTTPParseError, parseError.kind == .incompleteBody {
             return true
         }
-        // The engine's wording for EngineError.partialBody, which is not public.
-        return error.reason.hasPrefix("transfer closed with")
+        // FerrySession maps the engine's partial-body failure to networkConnectionLost with no
+        // typed cause and the engine's sentence ("Transfer closed with 10 bytes remaining to
+        // read"); a reset carries a SystemError instead. The sentence is the only public sign.
+        return error.reason.lowercased().hasPrefix("transfer closed with")
     }
 }

@@ -13,13 +13,13 @@ struct ResponseBody: AsyncSequence, Sendable {
     typealias Element = [UInt8]
     typealias Failure = NetworkError
 
-    struct AsyncIterator: AsyncIteratorProtocol {
+    struct Iterator: AsyncIteratorProtocol {
         typealias Element = [UInt8]
         typealias Failure = NetworkError
         mutating func next() async throws(NetworkError) -> [UInt8]? { nil }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+    func makeAsyncIterator() -> Iterator { Iterator() }
 }
 
 extension Session {

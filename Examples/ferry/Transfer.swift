@@ -90,8 +90,10 @@ struct Transfer: Sendable {
         "Warning: <FILE>\" to save to a file.",
     ]
 
-    /// The next body chunk, whatever error type the sequence declares, as a ``NetworkError``.
-    private static func next(_ chunks: inout ResponseBody.AsyncIterator) async throws(NetworkError) -> [UInt8]? {
+    /// The next body chunk as a ``NetworkError``-throwing call, whatever the iterator's type is
+    /// named and whatever error type it declares.
+    private static func next<Chunks: AsyncIteratorProtocol>(_ chunks: inout Chunks) async throws(NetworkError) -> [UInt8]?
+    where Chunks.Element == [UInt8] {
         do {
             return try await chunks.next()
         } catch {

@@ -40,8 +40,10 @@ struct ExitCodeTests {
     }
 
     @Test func partialBodyIsEighteen() {
-        let byReason = NetworkError(.networkConnectionLost, reason: "transfer closed with 10 bytes remaining to read")
+        let byReason = NetworkError(.networkConnectionLost, reason: "Transfer closed with 10 bytes remaining to read")
         #expect(ExitCode(byReason) == .partialFile)
+        let unknownLength = NetworkError(.networkConnectionLost, reason: "transfer closed with outstanding read data remaining (5 bytes read)")
+        #expect(ExitCode(unknownLength) == .partialFile)
         let byCause = NetworkError(.networkConnectionLost, reason: "x", underlyingError: HTTPParseError(.incompleteBody, offset: 99))
         #expect(ExitCode(byCause) == .partialFile)
         let reset = NetworkError(.networkConnectionLost, reason: "failure while receivingBody", underlyingError: SystemError(errno: 104, syscall: "read"))

@@ -32,24 +32,14 @@ struct Runner: Sendable {
     private func runParallel(_ session: Session) async -> ExitCode {
         // curl draws one combined meter for all parallel transfers.
         let progress = showsProgress(for: nil) ? ProgressReporter(console: console) : nil
-        let jobs = options.jobs
         var codes: [ExitCode] = []
-        await withTaskGroup(of: TransferReport.self) { group in
-            var started = 0
-            for job in jobs.prefix(options.parallelMax) {
-                group.addTask { await transfer(job, session, progress).run() }
-                started += 1
-            }
-            for await report in group {
-                if started < jobs.count {
-                    let job = jobs[started]
-                    group.addTask { await transfer(job, session, progress).run() }
-                    started += 1
-                }
-                if report.exitCode != .ok { progress?.finish() }
-                finish(report)
-                codes.append(report.exitCode)
-            }
+        await BoundedTaskGroup.run(options.jobs, limit: options.parallelMax) { job in
+            await transfer(job, session, progress).run()
+        } onResult: { report in
+            // End the meter's line so the error line starts on its own.
+            if report.exitCode != .ok { progress?.finish() }
+            finish(report)
+            codes.append(report.exitCode)
         }
         progress?.finish()
         return ExitCode.overall(codes, parallel: true)

@@ -5,6 +5,14 @@ import Ferry
 import Foundation
 
 /// `ferry`: a curl-compatible command-line client on Ferry's public API (see CLI.md).
+///
+/// How a run flows, file by file: ``ArgumentParser`` (curl's spelling rules) reads the flags
+/// listed in ``OptionSpec`` into ``Options``; ``PostData`` joins `-d`/`--json` pieces and
+/// ``RequestBuilder`` turns them, with ``HeaderArgument`` and ``QueryEncoder``, into requests;
+/// ``ConfigurationFactory`` sets up the one session; ``Runner`` runs the URLs (in order, or
+/// with ``BoundedTaskGroup`` for `-Z`); ``Transfer`` is the only file that calls `Session`;
+/// ``ExitCode`` holds the error table; ``WriteOut``, ``HeadFormatter`` and ``ProgressMeter``
+/// only format text. Everything but `Transfer` is tested without a network.
 @main
 struct FerryTool {
     static let version = "0.1"

@@ -1,0 +1,100 @@
+/// Reads a command line with curl's spelling rules into ``Options``.
+///
+/// curl's rules, matched on purpose so scripts can swap one tool for the other:
+/// - short flags combine (`-sS`, `-sSf`); a short option that takes a value takes the rest of
+///   the word (`-XPOST`, `-sXPOST`) or, when nothing is left, the next argument (`-X POST`);
+/// - a long option takes its value from the next argument only: `--max-time=5` is an unknown
+///   option, as in curl;
+/// - a long option may be shortened to any unique prefix (`--verb`), and a flag negated with
+///   `--no-` (`--no-silent`);
+/// - every other argument is a URL, options after URLs apply to all of them, and `--` ends
+///   the options.
+struct ArgumentParser {
+    private let specs: [OptionSpec]
+
+    init(specs: [OptionSpec] = OptionSpec.all) {
+        self.specs = specs
+    }
+
+    /// Parses `arguments` (without the program name).
+    /// - Throws: ``UsageError`` for an unknown or ambiguous option, a missing or malformed
+    ///   value, or no URL at all.
+    func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var options = Options()
+        var index = 0
+        var onlyURLs = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyURLs || !argument.hasPrefix("-") || argument == "-" {
+                options.urls.append(argument)
+            } else if argument == "--" {
+                onlyURLs = true
+            } else if argument.hasPrefix("--") {
+                try parseLong(String(argument.dropFirst(2)), arguments, &index, &options)
+            } else {
+                try parseShortCluster(Array(argument.dropFirst()), arguments, &index, &options)
+            }
+        }
+        if options.urls.isEmpty && !options.showHelp && !options.showVersion {
+            throw UsageError("no URL specified!")
+        }
+        return options
+    }
+
+    private func parseLong(_ name: String, _ arguments: [String], _ index: inout Int, _ options: inout Options) throws(UsageError) {
+        var spec = try lookUp(name, flagsOnly: false)
+        var enabled = true
+        if spec == nil, name.hasPrefix("no-") {
+            spec = try lookUp(String(name.dropFirst(3)), flagsOnly: true)
+            enabled = false
+        }
+        guard let spec else { throw UsageError("option --\(name): is unknown") }
+        switch spec.action {
+        case .flag(let apply):
+            apply(&options, enabled)
+        case .value(let apply):
+            guard index < arguments.count else { throw UsageError("option --\(spec.long): requires parameter") }
+            let value = arguments[index]
+            index += 1
+            try apply(&options, value)
+        }
+    }
+
+    /// An exact name wins; otherwise a prefix must match exactly one option (curl's rule).
+    private func lookUp(_ name: String, flagsOnly: Bool) throws(UsageError) -> OptionSpec? {
+        let candidates = specs.filter { !flagsOnly || !$0.takesValue }
+        if let exact = candidates.first(where: { $0.long == name }) { return exact }
+        guard !name.isEmpty else { return nil }
+        let matches = candidates.filter { $0.long.hasPrefix(name) }
+        if matches.count > 1 { throw UsageError("option --\(name): is ambiguous") }
+        return matches.first
+    }
+
+    private func parseShortCluster(_ letters: [Character], _ arguments: [String], _ index: inout Int, _ options: inout Options) throws(UsageError) {
+        var position = 0
+        while position < letters.count {
+            let letter = letters[position]
+            position += 1
+            guard let spec = specs.first(where: { $0.short == letter }) else {
+                throw UsageError("option -\(letter): is unknown")
+            }
+            switch spec.action {
+            case .flag(let apply):
+                apply(&options, true)
+            case .value(let apply):
+                let value: String
+                if position < letters.count {
+                    value = String(letters[position...])
+                } else if index < arguments.count {
+                    value = arguments[index]
+                    index += 1
+                } else {
+                    throw UsageError("option -\(letter): requires parameter")
+                }
+                try apply(&options, value)
+                return
+            }
+        }
+    }
+}

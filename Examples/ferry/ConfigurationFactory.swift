@@ -1,0 +1,29 @@
+import Ferry
+
+/// The one ``SessionConfiguration`` a run uses, set up to behave as curl does.
+enum ConfigurationFactory {
+    /// curl's connect timeout when `--connect-timeout` is not given.
+    static let defaultConnectTimeout: Duration = .seconds(300)
+    /// "No limit": curl has no total or idle timeout unless `-m` is given.
+    static let unlimited: Duration = .seconds(365 * 24 * 3600)
+
+    static func configuration(for options: Options, builder: RequestBuilder) -> SessionConfiguration {
+        var configuration = SessionConfiguration.default
+        configuration.httpAdditionalHeaders = builder.additionalHeaders(from: configuration.httpAdditionalHeaders)
+        // Without --compressed curl neither asks for nor decodes an encoding: bytes pass as received.
+        configuration.automaticallyDecodesContent = options.compressed
+        // -m bounds the whole transfer, connect included; 0 means no limit, as curl.
+        let total = options.maxTime.flatMap { $0 > 0 ? Duration.seconds($0) : nil } ?? unlimited
+        configuration.timeoutIntervalForResource = total
+        // curl has no idle timeout: a quiet server is only bounded by -m.
+        configuration.timeoutIntervalForRequest = total
+        let connect = options.connectTimeout.flatMap { $0 > 0 ? Duration.seconds($0) : nil } ?? defaultConnectTimeout
+        configuration.timeoutIntervalForConnect = min(connect, total)
+        configuration.maximumResponseBodySize = options.maxFilesize
+        // curl does not cap connections per host: with -Z, --parallel-max is the only bound.
+        if options.parallel {
+            configuration.httpMaximumConnectionsPerHost = max(configuration.httpMaximumConnectionsPerHost, options.parallelMax)
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,105 @@
+import Ferry
+
+/// curl's exit codes, and the one table that maps a ``NetworkError`` to them.
+///
+/// Scripts test curl's numbers (`7` cannot connect, `28` timeout…), so `ferry` must exit with
+/// the same ones. Every translation from an error to a number happens here.
+struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    let rawValue: Int32
+    init(rawValue: Int32) { self.rawValue = rawValue }
+
+    static let ok = ExitCode(rawValue: 0)
+    static let unsupportedProtocol = ExitCode(rawValue: 1)
+    static let usage = ExitCode(rawValue: 2)
+    static let malformedURL = ExitCode(rawValue: 3)
+    static let cannotResolveHost = ExitCode(rawValue: 6)
+    static let cannotConnect = ExitCode(rawValue: 7)
+    static let weirdServerReply = ExitCode(rawValue: 8)
+    static let partialFile = ExitCode(rawValue: 18)
+    static let httpError = ExitCode(rawValue: 22)
+    static let writeError = ExitCode(rawValue: 23)
+    static let readError = ExitCode(rawValue: 26)
+    static let timedOut = ExitCode(rawValue: 28)
+    static let sslConnectError = ExitCode(rawValue: 35)
+    /// curl's `CURLE_ABORTED_BY_CALLBACK`: the transfer was stopped from the client side.
+    static let aborted = ExitCode(rawValue: 42)
+    static let tooManyRedirects = ExitCode(rawValue: 47)
+    static let emptyReply = ExitCode(rawValue: 52)
+    static let sendError = ExitCode(rawValue: 55)
+    static let receiveError = ExitCode(rawValue: 56)
+    static let badClientCertificate = ExitCode(rawValue: 58)
+    static let peerFailedVerification = ExitCode(rawValue: 60)
+    static let badContentEncoding = ExitCode(rawValue: 61)
+    static let fileSizeExceeded = ExitCode(rawValue: 63)
+    static let badCAFile = ExitCode(rawValue: 77)
+    static let pinningMismatch = ExitCode(rawValue: 90)
+
+    var description: String { String(rawValue) }
+
+    /// The table: a Ferry error code to curl's exit code. Codes not listed fall back to 56
+    /// (a receive failure), never to 0.
+    static let table: [NetworkError.Code: ExitCode] = [
+        // A cancelled task only happens when ferry itself stops a transfer (an interrupt).
+        .cancelled: .aborted,
+        .sessionInvalidated: .aborted,
+        .badURL: .malformedURL,
+        .unsupportedURL: .unsupportedProtocol,
+        .cannotFindHost: .cannotResolveHost,
+        .dnsLookupFailed: .cannotResolveHost,
+        .cannotConnectToHost: .cannotConnect,
+        .cannotParseResponse: .weirdServerReply,
+        .badServerResponse: .weirdServerReply,
+        .responseSerializationFailed: .weirdServerReply,
+        .zeroByteResource: .emptyReply,
+        .networkConnectionLost: .receiveError,
+        .timedOut: .timedOut,
+        .httpTooManyRedirects: .tooManyRedirects,
+        .cannotDecodeContentData: .badContentEncoding,
+        .dataLengthExceedsMaximum: .fileSizeExceeded,
+        .cannotWriteToFile: .writeError,
+        .cannotCreateFile: .writeError,
+        .cannotOpenFile: .readError,
+        .requestBodyFailed: .readError,
+        .invalidRequest: .usage,
+        .secureConnectionFailed: .sslConnectError,
+        .serverCertificateHasBadDate: .peerFailedVerification,
+        .serverCertificateUntrusted: .peerFailedVerification,
+        .serverCertificateHasUnknownRoot: .peerFailedVerification,
+        .serverCertificateNotYetValid: .peerFailedVerification,
+        .clientCertificateRejected: .badClientCertificate,
+        .clientCertificateRequired: .badClientCertificate,
+        .pinningMismatch: .pinningMismatch,
+    ]
+
+    /// curl's exit code for `error`.
+    ///
+    /// A lost connection is 18 (partial file) when the peer closed inside a body whose end was
+    /// announced, as curl's "transfer closed with N bytes remaining to read"; any other loss
+    /// (a reset, a failure before the body) is 56.
+    init(_ error: NetworkError) {
+        if error.code == .networkConnectionLost && Self.isPartialBody(error) {
+            self = .partialFile
+        } else {
+            self = Self.table[error.code] ?? .receiveError
+        }
+    }
+
+    /// The exit code of a run from its transfers' codes, in the order they finished.
+    ///
+    /// curl 7.88 returns the last transfer's code when it runs them one after another (a
+    /// failure followed by a success exits 0), and the last failure when they run in parallel.
+    static func overall(_ codes: [ExitCode], parallel: Bool) -> ExitCode {
+        if parallel { return codes.last { $0 != .ok } ?? .ok }
+        return codes.last ?? .ok
+    }
+
+    private static func isPartialBody(_ error: NetworkError) -> Bool {
+        if let parseError = error.underlyingError as? HTTPParseError, parseError.kind == .incompleteBody {
+            return true
+        }
+        // FerrySession maps the engine's partial-body failure to networkConnectionLost with no
+        // typed cause and the engine's sentence ("Transfer closed with 10 bytes remaining to
+        // read"); a reset carries a SystemError instead. The sentence is the only public sign.
+        return error.reason.lowercased().hasPrefix("transfer closed with")
+    }
+}

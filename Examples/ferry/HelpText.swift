@@ -1,0 +1,30 @@
+/// What `ferry --help` prints.
+enum HelpText {
+    static let usage = """
+    Usage: ferry [options...] <url>...
+     -d, --data <data>          HTTP POST data (@file reads a file, CR/LF stripped)
+         --data-binary <data>   HTTP POST data exactly as given (@file too)
+         --data-raw <data>      HTTP POST data, '@' not special
+         --json <data>          HTTP POST JSON (sets Content-Type and Accept)
+     -G, --get                  Put the post data in the URL query and use GET
+     -H, --header <header>      Pass custom header(s) to server ('Name:' removes, 'Name;' empty)
+     -X, --request <method>     Specify the request method to use
+     -o, --output <file>        Write to file instead of stdout (pairs with URLs in order)
+     -i, --include              Include the response head in the output
+     -I, --head                 Show document info only (HEAD)
+     -m, --max-time <seconds>   Maximum time allowed for a transfer
+         --connect-timeout <s>  Maximum time allowed for connection
+         --compressed           Request a compressed response and decode it
+         --max-filesize <bytes> Maximum file size to download (K, M, G suffixes)
+     -f, --fail                 Fail fast with no output on HTTP errors
+     -s, --silent               Silent mode
+     -S, --show-error           Show error even when -s is used
+     -v, --verbose              Make the operation more talkative
+     -w, --write-out <format>   Use output FORMAT after completion
+     -Z, --parallel             Perform transfers in parallel
+         --parallel-max <num>   Maximum concurrency for parallel transfers (default 50)
+     -h, --help                 This help text
+     -V, --version              Show version number and quit
+
+    """
+}

@@ -1,0 +1,114 @@
+import Ferry
+
+/// One command-line option: its spellings and what it does to ``Options``.
+///
+/// The table in ``all`` is the single list of flags `ferry` knows; ``ArgumentParser`` only
+/// implements curl's spelling rules (clusters, attached values, unique prefixes, `--no-`).
+struct OptionSpec: Sendable {
+    enum Action: Sendable {
+        /// A boolean flag; the argument is `false` for the `--no-` form.
+        case flag(@Sendable (inout Options, Bool) -> Void)
+        /// An option that takes a value (attached or the next argument).
+        case value(@Sendable (inout Options, String) throws(UsageError) -> Void)
+    }
+
+    let long: String
+    let short: Character?
+    let action: Action
+
+    var takesValue: Bool {
+        if case .value = action { return true }
+        return false
+    }
+
+    /// Every option `ferry` accepts, spelled as curl spells it.
+    static let all: [OptionSpec] = [
+        value("request", "X") { options, text throws(UsageError) in
+            // RFC 9110 §9.1: a method is a token. curl sends anything; Ferry refuses here.
+            guard HTTPRequest.Method(text) != nil else {
+                throw UsageError("option -X: method \"\(text.prefix(40))\" is not a valid token", suggestsHelp: false)
+            }
+            options.method = text
+        },
+        value("header", "H") { options, text in options.headers.append(text) },
+        value("data", "d") { options, text in options.data.append(.init(kind: .ascii, value: text)) },
+        value("data-ascii", nil) { options, text in options.data.append(.init(kind: .ascii, value: text)) },
+        value("data-binary", nil) { options, text in options.data.append(.init(kind: .binary, value: text)) },
+        value("data-raw", nil) { options, text in options.data.append(.init(kind: .raw, value: text)) },
+        value("json", nil) { options, text in options.data.append(.init(kind: .json, value: text)) },
+        flag("get", "G") { options, on in options.useGet = on },
+        value("output", "o") { options, text in options.outputs.append(text) },
+        value("url", nil) { options, text in options.urls.append(text) },
+        flag("include", "i") { options, on in options.include = on },
+        flag("head", "I") { options, on in options.headOnly = on },
+        value("max-time", "m") { options, text throws(UsageError) in
+            options.maxTime = try seconds(text, option: "-m")
+        },
+        value("connect-timeout", nil) { options, text throws(UsageError) in
+            options.connectTimeout = try seconds(text, option: "--connect-timeout")
+        },
+        flag("compressed", nil) { options, on in options.compressed = on },
+        flag("fail", "f") { options, on in options.fail = on },
+        flag("silent", "s") { options, on in options.silent = on },
+        flag("show-error", "S") { options, on in options.showError = on },
+        flag("verbose", "v") { options, on in options.verbose = on },
+        value("write-out", "w") { options, text in options.writeOut = text },
+        value("max-filesize", nil) { options, text throws(UsageError) in
+            options.maxFilesize = try size(text, option: "--max-filesize")
+        },
+        flag("parallel", "Z") { options, on in options.parallel = on },
+        value("parallel-max", nil) { options, text throws(UsageError) in
+            guard let count = Int(text) else { throw numberError("--parallel-max") }
+            // curl clamps to 300 and treats anything below 1 as its default of 50.
+            options.parallelMax = count < 1 ? 50 : min(count, 300)
+        },
+        flag("help", "h") { options, on in options.showHelp = on },
+        flag("version", "V") { options, on in options.showVersion = on },
+    ]
+
+    private static func flag(_ long: String, _ short: Character?, _ body: @escaping @Sendable (inout Options, Bool) -> Void) -> OptionSpec {
+        OptionSpec(long: long, short: short, action: .flag(body))
+    }
+
+    private static func value(
+        _ long: String, _ short: Character?,
+        _ body: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void
+    ) -> OptionSpec {
+        OptionSpec(long: long, short: short, action: .value(body))
+    }
+
+    // MARK: - Numbers, as curl reads them
+
+    static func numberError(_ option: String) -> UsageError {
+        UsageError("option \(option): expected a proper numerical parameter")
+    }
+
+    /// Seconds, fractions allowed (`5`, `0.25`, `.5`); curl refuses signs and exponents.
+    static func seconds(_ text: String, option: String) throws(UsageError) -> Double {
+        let allowed = text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
+        guard !text.isEmpty, allowed, text.filter({ $0 == "." }).count <= 1,
+              let value = Double(text.hasPrefix(".") ? "0" + text : text), value.isFinite else {
+            throw numberError(option)
+        }
+        return value
+    }
+
+    /// Bytes with an optional binary suffix: `1000`, `10K`, `2M`, `1G` (curl's units).
+    static func size(_ text: String, option: String) throws(UsageError) -> Int64 {
+        var digits = Substring(text)
+        var multiplier: Int64 = 1
+        switch text.last?.uppercased() {
+        case "K": multiplier = 1 << 10
+        case "M": multiplier = 1 << 20
+        case "G": multiplier = 1 << 30
+        default: break
+        }
+        if multiplier != 1 { digits = digits.dropLast() }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int64(digits) else {
+            throw numberError(option)
+        }
+        let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { throw numberError(option) }
+        return product
+    }
+}

@@ -1,0 +1,69 @@
+/// Everything the command line asked for, before any of it is turned into requests.
+///
+/// A plain value filled by ``ArgumentParser``: parsing never touches the network or the file
+/// system, so every flag combination can be tested on its own.
+struct Options: Sendable, Equatable {
+    /// One `-d`/`--data-binary`/`--json` argument, kept raw so `@file` is read only when the
+    /// request is built (as curl does) and never during parsing.
+    struct DataPiece: Sendable, Equatable {
+        enum Kind: Sendable, Equatable {
+            /// `-d`, `--data`, `--data-ascii`: `@file` is read with CR and LF stripped.
+            case ascii
+            /// `--data-binary`: `@file` is read byte for byte.
+            case binary
+            /// `--data-raw`: never reads a file, `@` is literal.
+            case raw
+            /// `--json`: like `--data-binary`, joined to other JSON pieces without a separator.
+            case json
+        }
+
+        var kind: Kind
+        var value: String
+    }
+
+    /// One URL and the `-o` argument it was paired with (nil: none).
+    struct Job: Sendable, Equatable {
+        var url: String
+        var output: String?
+
+        /// The file to write, or nil for standard output (no `-o`, or `-o -` as in curl).
+        var filePath: String? { output == "-" ? nil : output }
+
+        /// Whether the body goes to standard output without the user asking for it with
+        /// `-o -`: curl then refuses to put binary data on a terminal.
+        var isImplicitStandardOutput: Bool { output == nil }
+    }
+
+    var urls: [String] = []
+    /// `-o` files in the order given; they pair with the URLs in order, as curl does.
+    var outputs: [String] = []
+    var method: String?
+    var headers: [String] = []
+    var data: [DataPiece] = []
+    var useGet = false
+    var include = false
+    var headOnly = false
+    var maxTime: Double?
+    var connectTimeout: Double?
+    var compressed = false
+    var fail = false
+    var silent = false
+    var showError = false
+    var verbose = false
+    var writeOut: String?
+    var maxFilesize: Int64?
+    var parallel = false
+    var parallelMax = 50
+    var showHelp = false
+    var showVersion = false
+
+    /// URLs paired with their outputs. Extra `-o` files are ignored (curl warns about them).
+    var jobs: [Job] {
+        urls.enumerated().map { index, url in
+            Job(url: url, output: index < outputs.count ? outputs[index] : nil)
+        }
+    }
+
+    /// Whether a failure line goes to standard error: curl's `-s` hides it unless `-S`.
+    var showsErrors: Bool { !silent || showError }
+}

@@ -1,0 +1,61 @@
+/// Puts `-G` data into a URL query, percent-encoding what a query may not hold.
+///
+/// curl 7.88 pastes the data verbatim and then refuses the URL if it holds a space, or sends
+/// raw non-ASCII bytes. Ferry is strict instead (CLI.md): bytes outside RFC 3986 §3.4's query
+/// characters are percent-encoded as UTF-8, and a `%` not followed by two hex digits becomes
+/// `%25`, so what reaches the server is always a valid query carrying the user's bytes.
+enum QueryEncoder {
+    /// Encodes `text` for use inside a query component.
+    static func encode(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var output = ""
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), isHex(at: index + 1, bytes), isHex(at: index + 2, bytes) {
+                output.append("%")
+            } else if isQueryCharacter(byte) {
+                output.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                output += percentEncoded(byte)
+            }
+            index += 1
+        }
+        return output
+    }
+
+    /// Appends `data` (already joined with `&`) to `query` with `&`, or starts a query.
+    static func append(_ data: String, to query: String?) -> String {
+        let encoded = encode(data)
+        guard let query, !query.isEmpty else { return encoded }
+        return query + "&" + encoded
+    }
+
+    private static func isHex(at index: Int, _ bytes: [UInt8]) -> Bool {
+        guard index < bytes.count else { return false }
+        switch bytes[index] {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+             UInt8(ascii: "A")...UInt8(ascii: "F"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    // RFC 3986: query = *( pchar / "/" / "?" ); pchar = unreserved / pct-encoded / sub-delims / ":" / "@".
+    private static func isQueryCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "-._~!$&'()*+,;=:@/?".utf8.contains(byte)
+        }
+    }
+
+    private static func percentEncoded(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        return String(decoding: [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+    }
+}

@@ -1,0 +1,108 @@
+import Ferry
+import Foundation
+
+/// Turns ``Options`` into the `NetworkRequest` sent for each URL, as curl would build it.
+///
+/// Built once per run: `@file` data is read once, and every header is checked before the first
+/// byte goes out, so a refused `-H` stops the run with exit code 2 and nothing is sent.
+struct RequestBuilder: Sendable {
+    /// The method for every request.
+    let method: HTTPRequest.Method
+    /// The body, or nil (no data, or the data went into the query with `-G`).
+    let body: [UInt8]?
+    /// `-G` data to append to each URL's query.
+    let queryData: String?
+    /// `--max-filesize`.
+    let maximumBodySize: Int64?
+    private let headers: [HeaderArgument]
+    private let implicitFields: [(name: String, value: String)]
+
+    /// Plans the requests.
+    /// - Throws: ``UsageError`` when the options ask for two methods (`-I` with `-d`), as curl.
+    init(options: Options, postData: PostData) throws(UsageError) {
+        let hasData = !options.data.isEmpty
+        if options.headOnly && hasData && !options.useGet && options.method == nil {
+            throw UsageError(
+                "You can only select one HTTP request method! You asked for both POST (using -d, --data or -F) and HEAD (-I, --head).",
+                suggestsHelp: false)
+        }
+        let defaultMethod: HTTPRequest.Method =
+            options.headOnly ? .head : (options.useGet || !hasData) ? .get : .post
+        method = options.method.flatMap { HTTPRequest.Method($0) } ?? defaultMethod
+        maximumBodySize = options.maxFilesize
+        headers = options.headers.compactMap(HeaderArgument.init)
+
+        var implicit: [(name: String, value: String)] = []
+        if hasData && options.useGet {
+            body = nil
+            queryData = String(decoding: postData.bytes, as: UTF8.self)
+        } else if hasData {
+            body = postData.bytes
+            queryData = nil
+            implicit.append(("Content-Type", postData.isJSON ? "application/json" : "application/x-www-form-urlencoded"))
+        } else {
+            body = nil
+            queryData = nil
+        }
+        // curl's --json sets Accept even with -G, as the reply format is what it is about.
+        if postData.isJSON { implicit.append(("Accept", "application/json")) }
+        implicitFields = implicit
+    }
+
+    /// Checks every `-H` against Ferry's rules without sending anything.
+    /// - Throws: ``NetworkError`` with code `invalidRequest` for a bad name or a CR, LF or NUL.
+    func validate() throws(NetworkError) {
+        _ = try request(for: URL(string: "http://localhost/")!)
+    }
+
+    /// Session-wide fields: the defaults minus any the user named with `-H` (a user field
+    /// replaces the default, and `-H 'Name:'` must remove it, as curl).
+    func additionalHeaders(from defaults: HTTPFields) -> HTTPFields {
+        let named = Set(headers.map(\.canonicalName))
+        return HTTPFields(defaults.filter { !named.contains($0.name.canonicalName) })
+    }
+
+    /// The request for a URL given on the command line.
+    /// - Throws: ``NetworkError`` `badURL` for a URL that cannot be parsed, `invalidRequest` for a bad header.
+    func request(for text: String) throws(NetworkError) -> NetworkRequest {
+        guard let url = Self.url(from: text) else {
+            throw NetworkError(.badURL, reason: "URL using bad/illegal format or missing URL")
+        }
+        return try request(for: url)
+    }
+
+    private func request(for base: URL) throws(NetworkError) -> NetworkRequest {
+        var url = base
+        if let queryData, var components = URLComponents(url: base, resolvingAgainstBaseURL: false) {
+            components.percentEncodedQuery = QueryEncoder.append(queryData, to: components.percentEncodedQuery)
+            url = components.url ?? base
+        }
+        var request = NetworkRequest(url: url, method: method, body: body.map { .bytes($0) })
+        request.maximumResponseBodySize = maximumBodySize
+        let named = Set(headers.map(\.canonicalName))
+        for header in headers {
+            if case .add(let value) = header.action {
+                try request.addValue(value, forHTTPHeaderField: header.name)
+            } else {
+                // Validate the name even for a removal, so a typo is reported, not ignored.
+                try request.setValue(nil, forHTTPHeaderField: header.name)
+            }
+        }
+        for field in implicitFields where !named.contains(field.name.lowercased()) {
+            try request.setValue(field.value, forHTTPHeaderField: field.name)
+        }
+        return request
+    }
+
+    /// Parses a command-line URL: no scheme means `http://` and an empty path means `/`, as curl.
+    /// A space or control character is refused (exit 3) as curl refuses it, rather than
+    /// silently percent-encoded as Foundation would.
+    static func url(from text: String) -> URL? {
+        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
+        let hasScheme = text.range(of: "://") != nil
+        guard var components = URLComponents(string: hasScheme ? text : "http://" + text),
+              let host = components.host, !host.isEmpty else { return nil }
+        if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
+        return components.url
+    }
+}

@@ -1,0 +1,114 @@
+import Dispatch
+import Ferry
+import Foundation
+
+/// One URL fetched over the shared session: the only file that calls ``Session``.
+///
+/// Keeping every Session call here means the rest of the tool (parsing, request building,
+/// formatting, exit codes) is plain values and tested without a network.
+struct Transfer: Sendable {
+    let job: Options.Job
+    let options: Options
+    let builder: RequestBuilder
+    let session: Session
+    let console: Console
+    let progress: ProgressReporter?
+
+    /// A session whose delegate callbacks run on a queue of ferry's own, so ``run()`` can wait
+    /// for the queue to catch up (metrics, verbose lines) before it reports.
+    static func makeSession(configuration: SessionConfiguration) -> Session {
+        Session(configuration: configuration, delegateQueue: DispatchQueue(label: "ferry.delegate"))
+    }
+
+    /// Cancels anything still running and releases the session's connections.
+    static func shutdown(_ session: Session) {
+        session.invalidateAndCancel()
+    }
+
+    /// Fetches the URL, writing the head (`-i`/`-I`) and body to the job's output.
+    /// - Returns: What happened, for `-w`, the error line and the exit code. Never throws:
+    ///   a failure is a report with a non-zero ``TransferReport/exitCode``.
+    func run() async -> TransferReport {
+        var report = TransferReport(method: builder.method.rawValue, url: job.url)
+        let observer = TransferObserver(verbose: options.verbose, console: console)
+        let sink = OutputSink(path: job.filePath, console: console)
+        let guardsTerminal = job.isImplicitStandardOutput && console.stdoutIsTerminal
+        var bodyBytes: Int64 = 0
+        do {
+            let request = try builder.request(for: job.url)
+            report.urlEffective = request.url.absoluteString
+            let (body, response) = try await session.bytes(for: request, delegate: observer)
+            report.record(response)
+            if options.include || options.headOnly {
+                try sink.write(Array(HeadFormatter.included(response).utf8))
+            }
+            if options.fail && response.statusCode >= 400 {
+                // curl -f stops at the head: no body is written, and the connection is dropped.
+                report.exitCode = .httpError
+                report.errorMessage = "The requested URL returned error: \(response.statusCode)"
+            } else if let limit = options.maxFilesize, let length = response.expectedContentLength, length > limit {
+                // An announced size over --max-filesize fails before the body, as curl; the
+                // session's own limit catches bodies whose size was not announced.
+                report.exitCode = .fileSizeExceeded
+                report.errorMessage = "Maximum file size exceeded"
+            } else {
+                progress?.expect(response.expectedContentLength)
+                var chunks = body.makeAsyncIterator()
+                while let chunk = try await Self.next(&chunks) {
+                    if guardsTerminal && chunk.contains(0) {
+                        refuseBinaryOnTerminal(&report)
+                        break
+                    }
+                    try sink.write(chunk)
+                    bodyBytes += Int64(chunk.count)
+                    progress?.received(chunk.count)
+                }
+                try sink.finish()
+            }
+        } catch {
+            report.exitCode = ExitCode(error)
+            report.errorMessage = error.reason
+        }
+        await waitForDelegateQueue()
+        report.sizeDownload = bodyBytes
+        if let metrics = observer.metrics { report.record(metrics) }
+        return report
+    }
+
+    /// curl will not write binary data (a NUL byte) to a terminal unless asked with `-o -`.
+    private func refuseBinaryOnTerminal(_ report: inout TransferReport) {
+        if !options.silent { console.writeErrorLines(Self.binaryWarning) }
+        report.exitCode = .writeError
+        report.errorMessage = "Failure writing output to destination"
+        report.warnedInstead = true
+    }
+
+    /// curl 7.88's words, line breaks included.
+    static let binaryWarning = [
+        "Warning: Binary output can mess up your terminal. Use \"--output -\" to tell ",
+        "Warning: ferry to output it to your terminal anyway, or consider \"--output ",
+        "Warning: <FILE>\" to save to a file.",
+    ]
+
+    /// The next body chunk as a ``NetworkError``-throwing call, whatever the iterator's type is
+    /// named and whatever error type it declares.
+    private static func next<Chunks: AsyncIteratorProtocol>(_ chunks: inout Chunks) async throws(NetworkError) -> [UInt8]?
+    where Chunks.Element == [UInt8] {
+        do {
+            return try await chunks.next()
+        } catch {
+            throw networkError(error)
+        }
+    }
+
+    private static func networkError(_ error: any Error) -> NetworkError {
+        error as? NetworkError ?? NetworkError(.networkConnectionLost, reason: String(describing: error))
+    }
+
+    /// Returns once every delegate callback already queued has run (the queue is serial).
+    private func waitForDelegateQueue() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            session.delegateQueue.async { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Ferry
+import Synchronization
+
+/// Watches one transfer through the session's delegate callbacks: prints `-v` lines as the
+/// heads go out and come in, and keeps the metrics for `-w`.
+///
+/// Callbacks run on the session's serial delegate queue, in order, so the `>` and `<` lines
+/// come out in the order they happened; the lock only guards the metrics, which the transfer
+/// reads from its own task once the queue has caught up.
+final class TransferObserver: SessionTaskDelegate {
+    private let verbose: Bool
+    private let console: Console
+    private let collected = Mutex<TaskMetrics?>(nil)
+
+    init(verbose: Bool, console: Console) {
+        self.verbose = verbose
+        self.console = console
+    }
+
+    /// The metrics, once the session delivered them.
+    var metrics: TaskMetrics? { collected.withLock { $0 } }
+
+    func session(_ session: Session, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo, for request: NetworkRequest) {
+        guard verbose else { return }
+        let host = request.url.host ?? connection.remoteAddress
+        console.writeError(HeadFormatter.connectionNote(host: host, connection) + HeadFormatter.verboseRequest(head))
+    }
+
+    func session(_ session: Session, didReceive response: NetworkResponse, for request: NetworkRequest) {
+        guard verbose else { return }
+        console.writeError(HeadFormatter.verboseResponse(response))
+    }
+
+    func session(_ session: Session, didFinishCollecting metrics: TaskMetrics, for request: NetworkRequest) {
+        collected.withLock { $0 = metrics }
+    }
+}

@@ -1,0 +1,97 @@
+import Ferry
+import Foundation
+
+/// Renders a `-w` format for one transfer, as curl does.
+///
+/// `%{name}` prints a variable, `%header{name}` a response field, `%%` a percent sign, and
+/// `\n`, `\r`, `\t` the control characters. Anything else is printed as written; an unknown
+/// variable prints nothing and a warning, as curl.
+struct WriteOut: Sendable {
+    let format: String
+
+    init(_ format: String) {
+        self.format = format
+    }
+
+    /// The text to print, and warnings for standard error.
+    func render(_ report: TransferReport) -> (text: String, warnings: [String]) {
+        var text = ""
+        var warnings: [String] = []
+        var rest = Substring(format)
+        while let first = rest.first {
+            if first == "%" {
+                rest = rest.dropFirst()
+                if rest.first == "%" {
+                    text.append("%")
+                    rest = rest.dropFirst()
+                } else if rest.hasPrefix("{"), let close = rest.firstIndex(of: "}") {
+                    let name = String(rest[rest.index(after: rest.startIndex)..<close])
+                    if let value = Self.value(of: name, in: report) {
+                        text += value
+                    } else {
+                        warnings.append("unknown --write-out variable: '\(name)'")
+                    }
+                    rest = rest[rest.index(after: close)...]
+                } else if rest.hasPrefix("header{"), let close = rest.firstIndex(of: "}") {
+                    let name = rest[rest.index(rest.startIndex, offsetBy: 7)..<close]
+                    text += HTTPField.Name(String(name)).map { report.responseHeaders[values: $0].joined(separator: ", ") } ?? ""
+                    rest = rest[rest.index(after: close)...]
+                } else {
+                    text.append("%")
+                }
+            } else if first == "\\", let next = rest.dropFirst().first, let escaped = Self.escapes[next] {
+                text.append(escaped)
+                rest = rest.dropFirst(2)
+            } else {
+                text.append(first)
+                rest = rest.dropFirst()
+            }
+        }
+        return (text, warnings)
+    }
+
+    private static let escapes: [Character: Character] = ["n": "\n", "r": "\r", "t": "\t"]
+
+    /// A variable's text, or nil when curl does not know the name.
+    static func value(of name: String, in report: TransferReport) -> String? {
+        switch name {
+        case "http_code", "response_code": return threeDigits(report.httpCode)
+        case "http_version": return report.httpVersion.isEmpty ? "0" : report.httpVersion
+        case "size_download": return String(report.sizeDownload)
+        case "size_upload": return String(report.sizeUpload)
+        case "size_header": return String(report.sizeHeader)
+        case "size_request": return String(report.sizeRequest)
+        case "speed_download": return String(report.speedDownload)
+        case "num_redirects": return String(report.numRedirects)
+        case "num_connects": return String(report.numConnects)
+        case "url_effective": return report.urlEffective
+        case "method": return report.method
+        case "content_type": return report.contentType ?? ""
+        case "remote_ip": return report.remoteIP ?? ""
+        case "remote_port": return report.remotePort.map(String.init) ?? ""
+        case "time_namelookup": return seconds(report.timeNamelookup)
+        case "time_connect": return seconds(report.timeConnect)
+        case "time_appconnect": return seconds(report.timeAppconnect)
+        case "time_pretransfer": return seconds(report.timePretransfer)
+        case "time_starttransfer": return seconds(report.timeStarttransfer)
+        case "time_total": return seconds(report.timeTotal)
+        // No TLS yet: curl prints 0 (X509_V_OK) for plain HTTP.
+        case "ssl_verify_result": return "0"
+        case "exitcode": return String(report.exitCode.rawValue)
+        case "errormsg": return report.errorMessage
+        default: return nil
+        }
+    }
+
+    /// curl prints times in seconds with six decimals, whatever the locale.
+    static func seconds(_ value: Double) -> String {
+        let micros = Int64((max(value, 0) * 1_000_000).rounded())
+        let fraction = String(micros % 1_000_000)
+        return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+
+    private static func threeDigits(_ code: Int) -> String {
+        let text = String(code)
+        return String(repeating: "0", count: max(0, 3 - text.count)) + text
+    }
+}

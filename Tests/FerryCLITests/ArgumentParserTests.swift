@@ -1,0 +1,125 @@
+import Testing
+@testable import ferry
+
+/// The command line is read with curl's spelling rules.
+struct ArgumentParserTests {
+    private func parse(_ arguments: String...) throws(UsageError) -> Options {
+        try ArgumentParser().parse(arguments)
+    }
+
+    private func usageError(_ arguments: String...) -> UsageError? {
+        do {
+            _ = try ArgumentParser().parse(arguments)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func shortFlagsCombine() throws {
+        let options = try parse("-sSfiv", "http://a/")
+        #expect(options.silent && options.showError && options.fail && options.include && options.verbose)
+        #expect(options.urls == ["http://a/"])
+    }
+
+    @Test func valueAttachedOrSeparate() throws {
+        #expect(try parse("-XPOST", "a").method == "POST")
+        #expect(try parse("-X", "PUT", "a").method == "PUT")
+        #expect(try parse("-sXDELETE", "a").method == "DELETE")
+        #expect(try parse("-so", "out.txt", "a").outputs == ["out.txt"])
+        #expect(try parse("-oout.txt", "a").outputs == ["out.txt"])
+        #expect(try parse("--request", "PATCH", "a").method == "PATCH")
+    }
+
+    @Test func longOptionWithEqualsIsUnknownAsInCurl() {
+        #expect(usageError("--max-time=5", "a") == UsageError("option --max-time=5: is unknown"))
+    }
+
+    @Test func uniquePrefixAndNegation() throws {
+        #expect(try parse("--verb", "a").verbose)
+        #expect(try parse("-s", "--no-silent", "a").silent == false)
+        // An exact name wins over the longer names it prefixes (--data-binary, --data-raw…).
+        #expect(try parse("--data", "x", "a").data == [.init(kind: .ascii, value: "x")])
+        // "--max" could be --max-time or --max-filesize.
+        #expect(usageError("--max", "1", "a") == UsageError("option --max: is ambiguous"))
+        // --no- applies to flags only.
+        #expect(usageError("--no-output", "a") == UsageError("option --no-output: is unknown"))
+    }
+
+    @Test func unknownAndMissingValues() {
+        #expect(usageError("-q", "a") == UsageError("option -q: is unknown"))
+        #expect(usageError("--frobnicate", "a") == UsageError("option --frobnicate: is unknown"))
+        #expect(usageError("a", "-o") == UsageError("option -o: requires parameter"))
+        #expect(usageError("a", "--header") == UsageError("option --header: requires parameter"))
+        #expect(usageError("-s") == UsageError("no URL specified!"))
+    }
+
+    @Test func usageErrorsLookLikeCurls() {
+        #expect(UsageError("option --x: is unknown").lines == [
+            "ferry: option --x: is unknown", "ferry: try 'ferry --help' for more information",
+        ])
+    }
+
+    @Test func outputsPairWithURLsInOrder() throws {
+        let options = try parse("-o", "one", "http://a/", "http://b/", "-o", "two", "http://c/")
+        #expect(options.jobs == [
+            .init(url: "http://a/", output: "one"),
+            .init(url: "http://b/", output: "two"),
+            .init(url: "http://c/", output: nil),
+        ])
+    }
+
+    @Test func optionsAfterURLsApplyAndDoubleDashEndsOptions() throws {
+        let options = try parse("http://a/", "-s", "--", "-not-an-option")
+        #expect(options.silent)
+        #expect(options.urls == ["http://a/", "-not-an-option"])
+        #expect(try parse("--url", "http://x/").urls == ["http://x/"])
+    }
+
+    @Test func methodMustBeAToken() {
+        #expect(usageError("-X", "GE T", "a") != nil)
+        #expect(usageError("-X", "", "a") != nil)
+        #expect(usageError("-X", "M-SEARCH", "a") == nil)
+    }
+
+    @Test func dataKindsKeepTheirOrder() throws {
+        let options = try parse("-d", "a=1", "--data-binary", "@f", "--json", "{}", "--data-raw", "@x", "a")
+        #expect(options.data == [
+            .init(kind: .ascii, value: "a=1"), .init(kind: .binary, value: "@f"),
+            .init(kind: .json, value: "{}"), .init(kind: .raw, value: "@x"),
+        ])
+    }
+
+    @Test func numbers() throws {
+        #expect(try parse("-m", "2.5", "a").maxTime == 2.5)
+        #expect(try parse("-m", ".5", "a").maxTime == 0.5)
+        #expect(try parse("--connect-timeout", "3", "a").connectTimeout == 3)
+        #expect(usageError("-m", "abc", "a") == UsageError("option -m: expected a proper numerical parameter"))
+        #expect(usageError("-m", "-1", "a") != nil)
+        #expect(usageError("-m", "1e3", "a") != nil)
+        #expect(try parse("--max-filesize", "1000", "a").maxFilesize == 1000)
+        #expect(try parse("--max-filesize", "2K", "a").maxFilesize == 2048)
+        #expect(try parse("--max-filesize", "3m", "a").maxFilesize == 3 << 20)
+        #expect(usageError("--max-filesize", "K", "a") != nil)
+        #expect(usageError("--max-filesize", "99999999999G", "a") != nil)
+    }
+
+    @Test func parallelMaxIsClampedAsCurl() throws {
+        #expect(try parse("a").parallelMax == 50)
+        #expect(try parse("--parallel-max", "0", "a").parallelMax == 50)
+        #expect(try parse("--parallel-max", "1000", "a").parallelMax == 300)
+        #expect(try parse("-Z", "--parallel-max", "3", "a").parallelMax == 3)
+        #expect(usageError("--parallel-max", "x", "a") != nil)
+    }
+
+    @Test func helpAndVersionNeedNoURL() throws {
+        #expect(try parse("--help").showHelp)
+        #expect(try parse("-V").showVersion)
+    }
+
+    @Test func silentHidesErrorsUnlessShowError() throws {
+        #expect(try parse("a").showsErrors)
+        #expect(try parse("-s", "a").showsErrors == false)
+        #expect(try parse("-sS", "a").showsErrors)
+    }
+}

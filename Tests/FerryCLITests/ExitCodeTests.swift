@@ -1,0 +1,62 @@
+import Ferry
+import Testing
+@testable import ferry
+
+/// Every NetworkError code exits with curl's number.
+struct ExitCodeTests {
+    static let cases: [(NetworkError.Code, Int32)] = [
+        (.cancelled, 42), (.sessionInvalidated, 42),
+        (.badURL, 3), (.unsupportedURL, 1),
+        (.cannotFindHost, 6), (.dnsLookupFailed, 6),
+        (.cannotConnectToHost, 7),
+        (.cannotParseResponse, 8), (.badServerResponse, 8), (.responseSerializationFailed, 8),
+        (.zeroByteResource, 52),
+        (.networkConnectionLost, 56),
+        (.timedOut, 28),
+        (.httpTooManyRedirects, 47),
+        (.cannotDecodeContentData, 61),
+        (.dataLengthExceedsMaximum, 63),
+        (.cannotWriteToFile, 23), (.cannotCreateFile, 23),
+        (.cannotOpenFile, 26), (.requestBodyFailed, 26),
+        (.invalidRequest, 2),
+        (.secureConnectionFailed, 35),
+        (.serverCertificateHasBadDate, 60), (.serverCertificateUntrusted, 60),
+        (.serverCertificateHasUnknownRoot, 60), (.serverCertificateNotYetValid, 60),
+        (.clientCertificateRejected, 58), (.clientCertificateRequired, 58),
+        (.pinningMismatch, 90),
+    ]
+
+    @Test(arguments: cases)
+    func table(_ code: NetworkError.Code, _ expected: Int32) {
+        #expect(ExitCode(NetworkError(code, reason: "x")).rawValue == expected)
+    }
+
+    @Test func everyCodeIsInTheTable() {
+        #expect(Set(Self.cases.map(\.0)) == Set(ExitCode.table.keys))
+    }
+
+    @Test func unknownCodesAreNeverSuccess() {
+        #expect(ExitCode(NetworkError(NetworkError.Code(rawValue: -12345), reason: "x")) == .receiveError)
+    }
+
+    @Test func partialBodyIsEighteen() {
+        let byReason = NetworkError(.networkConnectionLost, reason: "Transfer closed with 10 bytes remaining to read")
+        #expect(ExitCode(byReason) == .partialFile)
+        let unknownLength = NetworkError(.networkConnectionLost, reason: "transfer closed with outstanding read data remaining (5 bytes read)")
+        #expect(ExitCode(unknownLength) == .partialFile)
+        let byCause = NetworkError(.networkConnectionLost, reason: "x", underlyingError: HTTPParseError(.incompleteBody, offset: 99))
+        #expect(ExitCode(byCause) == .partialFile)
+        let reset = NetworkError(.networkConnectionLost, reason: "failure while receivingBody", underlyingError: SystemError(errno: 104, syscall: "read"))
+        #expect(ExitCode(reset) == .receiveError)
+    }
+
+    @Test func severalTransfersExitAsCurl() {
+        // Sequential: the last transfer decides (curl 7.88: `URL-that-fails URL-that-works` exits 0).
+        #expect(ExitCode.overall([.cannotConnect, .ok], parallel: false) == .ok)
+        #expect(ExitCode.overall([.ok, .httpError, .cannotConnect], parallel: false) == .cannotConnect)
+        // Parallel: the last failure to finish decides.
+        #expect(ExitCode.overall([.cannotConnect, .ok], parallel: true) == .cannotConnect)
+        #expect(ExitCode.overall([.timedOut, .cannotConnect, .ok], parallel: true) == .cannotConnect)
+        #expect(ExitCode.overall([], parallel: false) == .ok)
+    }
+}

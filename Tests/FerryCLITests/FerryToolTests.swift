@@ -1,0 +1,55 @@
+import Testing
+@testable import ferry
+
+/// Whole command lines that stop before any network activity: usage errors and --version.
+struct FerryToolTests {
+    private func run(_ arguments: String...) async -> (code: ExitCode, out: String, err: String) {
+        let captured = CapturedConsole()
+        let code = await FerryTool.run(arguments, console: captured.console)
+        let (out, err) = captured.finish()
+        return (code, out, err)
+    }
+
+    @Test func unknownOptionExitsTwoWithCurlsLines() async {
+        let result = await run("--max-time=5", "http://127.0.0.1:9/")
+        #expect(result.code == .usage)
+        #expect(result.err == "ferry: option --max-time=5: is unknown\nferry: try 'ferry --help' for more information\n")
+        #expect(result.out.isEmpty)
+    }
+
+    @Test func usageErrorsPrintEvenWithSilent() async {
+        let result = await run("-s", "--frobnicate", "http://127.0.0.1:9/")
+        #expect(result.code == .usage)
+        #expect(result.err.hasPrefix("ferry: option --frobnicate: is unknown"))
+    }
+
+    @Test func headerWithLineBreakIsRefusedBeforeSending() async {
+        let result = await run("-H", "X-Test: a\r\nInjected: yes", "http://127.0.0.1:9/")
+        #expect(result.code == .usage)
+        #expect(result.err.hasPrefix("ferry: option -H: header X-Test has a value with CR, LF, NUL"))
+    }
+
+    @Test func nonTokenMethodIsRefused() async {
+        let result = await run("-X", "GET /x HTTP/1.1\r\n", "http://127.0.0.1:9/")
+        #expect(result.code == .usage)
+    }
+
+    @Test func headAndDataConflict() async {
+        #expect(await run("-I", "-d", "a=b", "http://127.0.0.1:9/").code == .usage)
+    }
+
+    @Test func noURL() async {
+        let result = await run("-sS")
+        #expect(result.code == .usage)
+        #expect(result.err.hasPrefix("ferry: no URL specified!\n"))
+    }
+
+    @Test func versionAndHelp() async {
+        let version = await run("--version")
+        #expect(version.code == .ok)
+        #expect(version.out == "ferry \(FerryTool.version) (Ferry)\n")
+        let help = await run("-h")
+        #expect(help.code == .ok)
+        #expect(help.out.hasPrefix("Usage: ferry [options...] <url>..."))
+    }
+}

@@ -1,0 +1,61 @@
+import Ferry
+import Foundation
+import Testing
+@testable import ferry
+
+/// -o files are created lazily, truncated, and failures are curl's exit 23.
+struct OutputSinkTests {
+    private func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-\(UUID().uuidString)").path
+    }
+
+    @Test func writesAndTruncates() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data("old content that is longer".utf8).write(to: URL(fileURLWithPath: path))
+        let sink = OutputSink(path: path, console: Console())
+        try sink.write(Array("new".utf8))
+        try sink.write(Array(" body".utf8))
+        try sink.finish()
+        #expect(FileManager.default.contents(atPath: path) == Data("new body".utf8))
+    }
+
+    @Test func nothingIsCreatedUntilDataOrSuccess() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let sink = OutputSink(path: path, console: Console())
+        try sink.write([])
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // A successful transfer with an empty body still leaves an (empty) file.
+        try sink.finish()
+        #expect(FileManager.default.contents(atPath: path) == Data())
+    }
+
+    @Test func unwritablePathIsExitTwentyThree() {
+        let sink = OutputSink(path: "/nonexistent-dir-for-ferry/x", console: Console())
+        do {
+            try sink.write([1])
+            Issue.record("writing into a missing directory succeeded")
+        } catch {
+            #expect(error.code == .cannotWriteToFile)
+            #expect(ExitCode(error) == .writeError)
+            #expect(error.reason.hasPrefix("Failed to open the file /nonexistent-dir-for-ferry/x: "))
+        }
+    }
+
+    @Test func standardOutputGoesThroughTheConsole() throws {
+        let captured = CapturedConsole()
+        let sink = OutputSink(path: nil, console: captured.console)
+        try sink.write(Array("body".utf8))
+        try sink.finish()
+        #expect(captured.finish().out == "body")
+    }
+
+    @Test func dashMeansStandardOutput() throws {
+        let options = try ArgumentParser().parse(["-o", "-", "http://a/"])
+        #expect(options.jobs.map(\.filePath) == [nil])
+        // `-o -` is an explicit choice: binary output to a terminal is then allowed, as curl.
+        #expect(options.jobs.map(\.isImplicitStandardOutput) == [false])
+        #expect(try ArgumentParser().parse(["http://a/"]).jobs.map(\.isImplicitStandardOutput) == [true])
+    }
+}

@@ -1,0 +1,167 @@
+import Ferry
+import Foundation
+import Testing
+@testable import ferry
+
+/// -d, -G, --json and -H become the method, fields, body and query curl would send.
+struct RequestBuilderTests {
+    private func builder(_ arguments: String..., files: [String: [UInt8]] = [:]) throws -> RequestBuilder {
+        let options = try ArgumentParser().parse(arguments + ["http://h/"])
+        return try RequestBuilder(options: options, postData: PostData(pieces: options.data) { files[$0] })
+    }
+
+    private func request(_ arguments: String..., url: String = "http://h/p") throws -> NetworkRequest {
+        let options = try ArgumentParser().parse(arguments + [url])
+        return try RequestBuilder(options: options, postData: PostData(pieces: options.data) { _ in nil })
+            .request(for: url)
+    }
+
+    @Test func plainGet() throws {
+        let request = try request()
+        #expect(request.method == .get)
+        #expect(request.body == nil)
+        #expect(request.headerFields.isEmpty)
+    }
+
+    @Test func dataMakesAFormPost() throws {
+        let builder = try builder("-d", "a=1", "-d", "b=2")
+        #expect(builder.method == .post)
+        #expect(builder.body == Array("a=1&b=2".utf8))
+        let request = try builder.request(for: "http://h/")
+        #expect(request.headerFields[.contentType] == "application/x-www-form-urlencoded")
+        #expect(request.body?.knownLength == 7)
+    }
+
+    @Test func explicitMethodWinsOverData() throws {
+        #expect(try builder("-X", "PUT", "-d", "x").method == HTTPRequest.Method("PUT"))
+    }
+
+    @Test func jsonSetsBothFieldsAndJoinsWithoutSeparator() throws {
+        // Matches curl 7.88: `--json a --json b -d c` sends `ab&c`.
+        let builder = try builder("--json", "a", "--json", "b", "-d", "c")
+        #expect(builder.body == Array("ab&c".utf8))
+        let request = try builder.request(for: "http://h/")
+        #expect(request.headerFields[.contentType] == "application/json")
+        #expect(request.headerFields[.accept] == "application/json")
+        #expect(builder.method == .post)
+    }
+
+    @Test func dataFromFiles() throws {
+        let files: [String: [UInt8]] = ["f": Array("a=1\r\nb=2\n".utf8)]
+        #expect(try builder("-d", "@f", files: files).body == Array("a=1b=2".utf8))
+        #expect(try builder("--data-binary", "@f", files: files).body == Array("a=1\r\nb=2\n".utf8))
+        #expect(try builder("--data-raw", "@f", files: files).body == Array("@f".utf8))
+        #expect(try builder("--json", "@f", files: files).body == Array("a=1\r\nb=2\n".utf8))
+    }
+
+    @Test func unreadableFileWarnsAndSendsEmptyAsCurl() {
+        let data = PostData(pieces: [.init(kind: .ascii, value: "@missing")]) { _ in nil }
+        #expect(data.bytes.isEmpty)
+        #expect(data.warnings == ["Warning: Couldn't read data from file \"missing\", this makes an empty POST."])
+    }
+
+    @Test func getMovesDataToTheQuery() throws {
+        let request = try request("-G", "-d", "a=b c", "-d", "é=1&x=%zz&y=%41", url: "http://h/p?q=1")
+        #expect(request.method == .get)
+        #expect(request.body == nil)
+        #expect(request.headerFields[.contentType] == nil)
+        #expect(request.url.absoluteString == "http://h/p?q=1&a=b%20c&%C3%A9=1&x=%25zz&y=%41")
+    }
+
+    @Test func headWithGetKeepsHead() throws {
+        let request = try request("-I", "-G", "-d", "a=b")
+        #expect(request.method == .head)
+        #expect(request.url.query == "a=b")
+    }
+
+    @Test func headWithDataIsTwoMethods() throws {
+        let options = try ArgumentParser().parse(["-I", "-d", "a", "http://h/"])
+        #expect(throws: UsageError.self) { try RequestBuilder(options: options, postData: PostData(pieces: options.data)) }
+    }
+
+    @Test func queryEncoder() {
+        #expect(QueryEncoder.encode("a=b&c=d") == "a=b&c=d")
+        #expect(QueryEncoder.encode("a b\u{7F}#") == "a%20b%7F%23")
+        #expect(QueryEncoder.encode("100%") == "100%25")
+        #expect(QueryEncoder.encode("%4") == "%254")
+        #expect(QueryEncoder.encode("%e2%82%ac") == "%e2%82%ac")
+        #expect(QueryEncoder.encode("€") == "%E2%82%AC")
+        #expect(QueryEncoder.append("x=1", to: nil) == "x=1")
+        #expect(QueryEncoder.append("x=1", to: "") == "x=1")
+        #expect(QueryEncoder.append("x=1", to: "q") == "q&x=1")
+    }
+
+    @Test func headerArguments() {
+        #expect(HeaderArgument("X-A: 1") == HeaderArgument(name: "X-A", action: .add("1")))
+        #expect(HeaderArgument("X-A:1:2") == HeaderArgument(name: "X-A", action: .add("1:2")))
+        #expect(HeaderArgument("Accept:") == HeaderArgument(name: "Accept", action: .remove))
+        #expect(HeaderArgument("Accept:   ") == HeaderArgument(name: "Accept", action: .remove))
+        #expect(HeaderArgument("X-Empty;") == HeaderArgument(name: "X-Empty", action: .add("")))
+        #expect(HeaderArgument("X-Empty; ") == HeaderArgument(name: "X-Empty", action: .add("")))
+        #expect(HeaderArgument("NoColon") == nil)
+        #expect(HeaderArgument("X; y") == nil)
+    }
+
+    @Test func headersAreAddedRepeatedAndOverrideImplicitOnes() throws {
+        let request = try request("-H", "X-A: 1", "-H", "X-A: 2", "-H", "X-E;", "-H", "Content-Type: text/plain", "-d", "x")
+        #expect(request.headerFields[values: HTTPField.Name("X-A")!] == ["1", "2"])
+        #expect(request.headerFields[HTTPField.Name("X-E")!] == "")
+        #expect(request.headerFields[values: .contentType] == ["text/plain"])
+    }
+
+    @Test func emptyHeaderRemovesImplicitAndDefaultFields() throws {
+        let builder = try builder("-H", "Content-Type:", "-H", "accept:", "-d", "x")
+        let request = try builder.request(for: "http://h/")
+        #expect(request.headerFields[.contentType] == nil)
+        let defaults: HTTPFields = [.userAgent: "Ferry/0.1", .accept: "*/*"]
+        #expect(builder.additionalHeaders(from: defaults) == [.userAgent: "Ferry/0.1"])
+    }
+
+    @Test(arguments: ["X: a\rb", "X: a\nb", "X: a\u{0}b", "X: a\r\nInjected: 1", "Bad Name: v", ": v"])
+    func badHeadersAreRefusedBeforeSending(_ header: String) throws {
+        let builder = try builder("-H", header)
+        #expect(throws: NetworkError.self) { try builder.validate() }
+        do {
+            try builder.validate()
+        } catch {
+            #expect(error.code == .invalidRequest)
+            #expect(ExitCode(error) == .usage)
+        }
+    }
+
+    @Test func urlsWithoutSchemeAreHTTP() throws {
+        #expect(RequestBuilder.url(from: "127.0.0.1:8080")?.absoluteString == "http://127.0.0.1:8080/")
+        #expect(RequestBuilder.url(from: "h/a?b=c")?.absoluteString == "http://h/a?b=c")
+        #expect(RequestBuilder.url(from: "https://h")?.absoluteString == "https://h/")
+        #expect(RequestBuilder.url(from: "[::1]:8080/x")?.absoluteString == "http://[::1]:8080/x")
+        #expect(RequestBuilder.url(from: "http://") == nil)
+        // curl 7.88 refuses a space in a URL with exit 3; so does ferry.
+        #expect(RequestBuilder.url(from: "http://h/a b") == nil)
+        let builder = try builder()
+        #expect(throws: NetworkError(.badURL, reason: "")) { try builder.request(for: "http://") }
+    }
+
+    @Test func maxFilesizeGoesOnEveryRequest() throws {
+        #expect(try request("--max-filesize", "10").maximumResponseBodySize == 10)
+        #expect(try request().maximumResponseBodySize == nil)
+    }
+
+    @Test func configurationFollowsCurl() throws {
+        let options = try ArgumentParser().parse(["-m", "2.5", "--connect-timeout", "1", "--compressed", "-H", "User-Agent:", "a"])
+        let builder = try RequestBuilder(options: options, postData: PostData(pieces: []))
+        let configuration = ConfigurationFactory.configuration(for: options, builder: builder)
+        #expect(configuration.timeoutIntervalForResource == .milliseconds(2500))
+        #expect(configuration.timeoutIntervalForRequest == .milliseconds(2500))
+        #expect(configuration.timeoutIntervalForConnect == .seconds(1))
+        #expect(configuration.automaticallyDecodesContent)
+        #expect(configuration.httpAdditionalHeaders[.userAgent] == nil)
+        #expect(configuration.httpAdditionalHeaders[.accept] == "*/*")
+
+        let plain = try ArgumentParser().parse(["a"])
+        let plainConfiguration = ConfigurationFactory.configuration(
+            for: plain, builder: try RequestBuilder(options: plain, postData: PostData(pieces: [])))
+        #expect(plainConfiguration.automaticallyDecodesContent == false)
+        #expect(plainConfiguration.timeoutIntervalForConnect == ConfigurationFactory.defaultConnectTimeout)
+        #expect(plainConfiguration.timeoutIntervalForResource == ConfigurationFactory.unlimited)
+    }
+}

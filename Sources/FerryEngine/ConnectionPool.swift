@@ -26,14 +26,17 @@ final class ConnectionPool {
 
     // MARK: - From exchanges
 
-    /// Queues `exchange` for a connection; returns the id it waits under.
-    func lease(for exchange: Exchange, fresh: Bool) -> Int {
-        let id = nextRequestID
-        nextRequestID += 1
+    /// A new id for an exchange about to wait for a connection.
+    func reserveRequestID() -> Int {
+        defer { nextRequestID += 1 }
+        return nextRequestID
+    }
+
+    /// Queues `exchange` under `id` for a connection (a parked one may be handed over at once).
+    func lease(_ id: Int, for exchange: Exchange, fresh: Bool) {
         waiting[id] = exchange
         connectTimeouts[exchange.request.key] = exchange.request.connectTimeout
         run(machine.leaseRequested(id, key: exchange.request.key, fresh: fresh))
-        return id
     }
 
     /// The exchange gave up while waiting.

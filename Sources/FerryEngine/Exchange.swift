@@ -16,7 +16,8 @@ final class Exchange {
     private(set) var encodedHead: [UInt8] = []
     /// The opened upload file, if the body is a file.
     private(set) var file: UploadFile?
-    private let delegate: any ExchangeDelegate
+    /// Released once the exchange has ended, so nothing keeps the caller's objects alive.
+    private var delegate: (any ExchangeDelegate)?
     private unowned let pool: ConnectionPool
     private(set) var metrics: ExchangeMetrics
     private var connection: HTTP1Connection?
@@ -84,7 +85,11 @@ final class Exchange {
 
     private func lease(fresh: Bool) {
         phase = .connecting
-        waitingRequestID = pool.lease(for: self, fresh: fresh)
+        // The id is recorded before the pool runs: it may hand over a parked connection (or fail
+        // the lease) synchronously, and `attach` / `leaseFailed` then clear it.
+        let id = pool.reserveRequestID()
+        waitingRequestID = id
+        pool.lease(id, for: self, fresh: fresh)
     }
 
     /// Cancels or times out the exchange wherever it is.
@@ -137,13 +142,13 @@ final class Exchange {
         metrics.remoteAddress = facts.remoteAddress
         metrics.remotePort = facts.remotePort
         metrics.requestHeadBytes = Int64(encodedHead.count)
-        delegate.exchangeDidSendHead(head, connection: facts)
+        delegate?.exchangeDidSendHead(head, connection: facts)
     }
 
     func sentBody(bytes: Int) {
         bodyBytesSent += Int64(bytes)
         metrics.requestBodyBytes = bodyBytesSent
-        delegate.exchangeDidSendBody(bytes: Int64(bytes), total: bodyBytesSent, expected: expectedBodyLength)
+        delegate?.exchangeDidSendBody(bytes: Int64(bytes), total: bodyBytesSent, expected: expectedBodyLength)
     }
 
     func requestSent() {
@@ -171,7 +176,7 @@ final class Exchange {
         if decoder == nil, let limit = request.maximumBodySize, case .contentLength(let length) = head.framing, length > limit {
             throw EngineError(.bodyTooLarge(limit: limit))
         }
-        delegate.exchangeDidReceiveHead(head)
+        delegate?.exchangeDidReceiveHead(head)
     }
 
     /// Body bytes arrived, as framed on the wire (not yet decoded).
@@ -204,7 +209,7 @@ final class Exchange {
         if let limit = request.maximumBodySize, metrics.responseBodyBytesDelivered > limit {
             throw EngineError(.bodyTooLarge(limit: limit))
         }
-        let demand = delegate.exchangeDidReceiveBody(bytes)
+        let demand = delegate?.exchangeDidReceiveBody(bytes) ?? .more
         if case .stop(let error) = demand { throw error }
         return demand
     }
@@ -235,7 +240,9 @@ final class Exchange {
         metrics.end = .now()
         isDone = true
         file = nil
-        delegate.exchangeDidFinish(trailers: trailers, metrics: metrics)
+        let delegate = self.delegate
+        self.delegate = nil
+        delegate?.exchangeDidFinish(trailers: trailers, metrics: metrics)
     }
 
     /// The exchange failed on its connection (which is closing).
@@ -263,7 +270,9 @@ final class Exchange {
         metrics.end = .now()
         file = nil
         if case .stream(let source, _) = request.body { source.cancel() }
-        delegate.exchangeDidFail(error, metrics: metrics)
+        let delegate = self.delegate
+        self.delegate = nil
+        delegate?.exchangeDidFail(error, metrics: metrics)
     }
 
     private func finishTimers() {

@@ -65,7 +65,9 @@ package final class HTTPClientEngine: Sendable {
 package final class ExchangeHandle: @unchecked Sendable {
     // Only touched on `loop`: set by the task that starts the exchange, which runs before any
     // task a later `cancel()` or `resumeReading()` submits (the loop's tasks run in order).
-    private var exchange: Exchange?
+    // Weak: the pool or connection owns a running exchange; the exchange owns its delegate,
+    // which owns this handle, so a strong reference would be a cycle.
+    private weak var exchange: Exchange?
     private let loop: EventLoop?
 
     init(loop: EventLoop?) { self.loop = loop }

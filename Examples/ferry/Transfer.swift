@@ -34,6 +34,7 @@ struct Transfer: Sendable {
         let sink = OutputSink(path: job.filePath, console: console)
         let guardsTerminal = job.isImplicitStandardOutput && console.stdoutIsTerminal
         var bodyBytes: Int64 = 0
+        let started = ContinuousClock.now
         do {
             let request = try builder.request(for: job.url)
             report.urlEffective = request.url.absoluteString
@@ -67,12 +68,28 @@ struct Transfer: Sendable {
             }
         } catch {
             report.exitCode = ExitCode(error)
-            report.errorMessage = error.reason
+            report.errorMessage = Self.message(for: error, elapsed: ContinuousClock.now - started, received: bodyBytes)
         }
         await waitForDelegateQueue()
         report.sizeDownload = bodyBytes
         if let metrics = observer.metrics { report.record(metrics) }
         return report
+    }
+
+    /// The `ferry: (N)` sentence for `error`: the library's own sentence (it names host, port
+    /// and errno text), except where curl's fixed wording is what scripts and users know.
+    static func message(for error: NetworkError, elapsed: Duration, received: Int64) -> String {
+        switch error.code {
+        case .timedOut where !error.reason.hasPrefix("Connection to"):
+            // The library names its internal phase ("while awaitingResponse"); curl says how long.
+            let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+            return "Operation timed out after \(milliseconds) milliseconds with \(received) bytes received"
+        case .dataLengthExceedsMaximum:
+            // Same words whether the size was announced (checked here) or found while reading.
+            return "Maximum file size exceeded"
+        default:
+            return error.reason
+        }
     }
 
     /// curl will not write binary data (a NUL byte) to a terminal unless asked with `-o -`.

@@ -68,9 +68,11 @@ struct Transfer: Sendable {
             }
         } catch {
             report.exitCode = ExitCode(error)
+            if let response = error.response { report.record(response) }
             report.errorMessage = Self.message(for: error, elapsed: ContinuousClock.now - started, received: bodyBytes)
         }
         await waitForDelegateQueue()
+        if report.httpCode == 0, let response = observer.response { report.record(response) }
         report.sizeDownload = bodyBytes
         if let metrics = observer.metrics { report.record(metrics) }
         return report

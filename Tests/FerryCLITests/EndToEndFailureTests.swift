@@ -53,6 +53,19 @@ struct EndToEndFailureTests {
         #expect(plain.stderrLines.last?.hasPrefix("ferry: (7) ") == true, "\(plain)")
     }
 
+    @Test func silentAloneHidesEveryKindOfFailure() async throws {
+        try await HTTPBinServer.withServer { server in
+            for arguments in [["-f", server.url("/status/404").absoluteString], ["http://exa mple/"],
+                              ["--max-filesize", "1", server.url("/bytes/2").absoluteString]] {
+                let silent = try await FerryProcess.run(["-s"] + arguments)
+                #expect(silent.status != 0 && silent.stderr.isEmpty, "\(arguments): \(silent)")
+                let shown = try await FerryProcess.run(["-s", "-S"] + arguments)
+                #expect(shown.status == silent.status)
+                #expect(shown.stderrLines.count == 1 && shown.stderr.hasPrefix("ferry: ("), "\(arguments): \(shown)")
+            }
+        }
+    }
+
     @Test func maxTimeIsTwentyEight() async throws {
         try await HTTPBinServer.withServer { server in
             let started = ContinuousClock.now

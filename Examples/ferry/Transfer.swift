@@ -34,11 +34,15 @@ struct Transfer: Sendable {
         let sink = OutputSink(path: job.filePath, console: console)
         let guardsTerminal = job.isImplicitStandardOutput && console.stdoutIsTerminal
         var bodyBytes: Int64 = 0
+        let started = ContinuousClock.now
+        // Whether the body may have been dropped before its end (which cancels the task).
+        var mayHaveAbandonedBody = false
         do {
             let request = try builder.request(for: job.url)
             report.urlEffective = request.url.absoluteString
             let (body, response) = try await session.bytes(for: request, delegate: observer)
             report.record(response)
+            mayHaveAbandonedBody = true
             if options.include || options.headOnly {
                 try sink.write(Array(HeadFormatter.included(response).utf8))
             }
@@ -63,16 +67,35 @@ struct Transfer: Sendable {
                     bodyBytes += Int64(chunk.count)
                     progress?.received(chunk.count)
                 }
+                mayHaveAbandonedBody = report.warnedInstead
                 try sink.finish()
             }
         } catch {
             report.exitCode = ExitCode(error)
-            report.errorMessage = error.reason
+            if let response = error.response { report.record(response) }
+            report.errorMessage = Self.message(for: error, elapsed: ContinuousClock.now - started, received: bodyBytes)
         }
-        await waitForDelegateQueue()
+        await waitForMetrics(observer, patiently: mayHaveAbandonedBody)
+        if report.httpCode == 0, let response = observer.response { report.record(response) }
         report.sizeDownload = bodyBytes
         if let metrics = observer.metrics { report.record(metrics) }
         return report
+    }
+
+    /// The `ferry: (N)` sentence for `error`: the library's own sentence (it names host, port
+    /// and errno text), except where curl's fixed wording is what scripts and users know.
+    static func message(for error: NetworkError, elapsed: Duration, received: Int64) -> String {
+        switch error.code {
+        case .timedOut where !error.reason.hasPrefix("Connection to"):
+            // The library names its internal phase ("while awaitingResponse"); curl says how long.
+            let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+            return "Operation timed out after \(milliseconds) milliseconds with \(received) bytes received"
+        case .dataLengthExceedsMaximum:
+            // Same words whether the size was announced (checked here) or found while reading.
+            return "Maximum file size exceeded"
+        default:
+            return error.reason
+        }
     }
 
     /// curl will not write binary data (a NUL byte) to a terminal unless asked with `-o -`.
@@ -103,6 +126,22 @@ struct Transfer: Sendable {
 
     private static func networkError(_ error: any Error) -> NetworkError {
         error as? NetworkError ?? NetworkError(.networkConnectionLost, reason: String(describing: error))
+    }
+
+    /// Returns once the session delivered the metrics.
+    ///
+    /// After a complete body or a failure they are already queued (the session promises them
+    /// before the call returns or the body ends), and one pass through the serial delegate queue
+    /// is enough. When the transfer stopped early (`-f`, `--max-filesize`, a write error, a
+    /// refused terminal), the body was dropped, which cancels the task: its metrics come a
+    /// moment later (waited for `patiently`, at most about a second), and without them
+    /// `-w '%{num_connects}'` would read 0 for a fresh connection.
+    private func waitForMetrics(_ observer: TransferObserver, patiently: Bool) async {
+        for _ in 0..<(patiently ? 200 : 1) {
+            await waitForDelegateQueue()
+            if observer.metrics != nil { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// Returns once every delegate callback already queued has run (the queue is serial).

@@ -11,6 +11,7 @@ final class TransferObserver: SessionTaskDelegate {
     private let verbose: Bool
     private let console: Console
     private let collected = Mutex<TaskMetrics?>(nil)
+    private let received = Mutex<NetworkResponse?>(nil)
 
     init(verbose: Bool, console: Console) {
         self.verbose = verbose
@@ -20,6 +21,11 @@ final class TransferObserver: SessionTaskDelegate {
     /// The metrics, once the session delivered them.
     var metrics: TaskMetrics? { collected.withLock { $0 } }
 
+    /// The last response head the session reported, even when the transfer then failed
+    /// before handing it over (`--max-filesize` over an announced length): curl's
+    /// `%{http_code}` still shows its status.
+    var response: NetworkResponse? { received.withLock { $0 } }
+
     func session(_ session: Session, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo, for request: NetworkRequest) {
         guard verbose else { return }
         let host = request.url.host ?? connection.remoteAddress
@@ -27,6 +33,7 @@ final class TransferObserver: SessionTaskDelegate {
     }
 
     func session(_ session: Session, didReceive response: NetworkResponse, for request: NetworkRequest) {
+        received.withLock { $0 = response }
         guard verbose else { return }
         console.writeError(HeadFormatter.verboseResponse(response))
     }

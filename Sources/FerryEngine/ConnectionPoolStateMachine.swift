@@ -63,6 +63,13 @@ package struct ConnectionPoolStateMachine {
 
         var connectionCount: Int { idle.count + busy.count + connecting.count }
         var isEmpty: Bool { connectionCount == 0 && waiters.isEmpty }
+
+        /// A waiter is not yet covered by a connection being opened, and the limit allows one.
+        /// Checking "more waiters than openings" (not merely "a waiter") keeps two events that
+        /// each notice the same waiter from opening two connections for it.
+        func needsConnection(limit: Int) -> Bool {
+            waiters.count > connecting.count && connectionCount < limit
+        }
     }
 
     private enum State {
@@ -114,7 +121,7 @@ package struct ConnectionPoolStateMachine {
                 actions.append(.closeConnection(oldest.id))
             }
             host.waiters.append(request)
-            if host.connectionCount < maxConnectionsPerHost {
+            if host.needsConnection(limit: maxConnectionsPerHost) {
                 actions.append(createConnection(for: key, in: &host))
             }
             return actions
@@ -158,7 +165,7 @@ package struct ConnectionPoolStateMachine {
         guard !host.waiters.isEmpty else { return [] }
         var actions: [Action] = [.failRequest(host.waiters.removeFirst(), error)]
         // Later waiters get their own attempt, or they would wait for a connection nobody opens.
-        if !host.waiters.isEmpty, host.connectionCount < maxConnectionsPerHost {
+        if host.needsConnection(limit: maxConnectionsPerHost) {
             actions.append(createConnection(for: key, in: &host))
         }
         return actions
@@ -184,7 +191,7 @@ package struct ConnectionPoolStateMachine {
             }
             keyOfConnection[connection] = nil
             var actions: [Action] = [.closeConnection(connection)]
-            if !host.waiters.isEmpty, host.connectionCount < maxConnectionsPerHost {
+            if host.needsConnection(limit: maxConnectionsPerHost) {
                 actions.append(createConnection(for: key, in: &host))
             }
             return actions
@@ -203,7 +210,7 @@ package struct ConnectionPoolStateMachine {
         case .shutDown:
             return []
         case .running:
-            if !host.waiters.isEmpty, host.connectionCount < maxConnectionsPerHost {
+            if host.needsConnection(limit: maxConnectionsPerHost) {
                 return [createConnection(for: key, in: &host)]
             }
             return []

@@ -172,11 +172,12 @@ final class Exchange {
                 throw EngineError(.decoding(error))
             }
         }
+        // The head is reported first: a caller refusing the body still learns the status.
+        delegate?.exchangeDidReceiveHead(head)
         // Refuse an announced body over the limit before reading it (curl's --max-filesize).
         if decoder == nil, let limit = request.maximumBodySize, case .contentLength(let length) = head.framing, length > limit {
             throw EngineError(.bodyTooLarge(limit: limit))
         }
-        delegate?.exchangeDidReceiveHead(head)
     }
 
     /// Body bytes arrived, as framed on the wire (not yet decoded).

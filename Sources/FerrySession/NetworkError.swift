@@ -150,6 +150,15 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+extension NetworkError {
+    /// The same error carrying the response it concerns (its head arrived before the failure).
+    func attaching(response: NetworkResponse?) -> NetworkError {
+        guard let response, self.response == nil else { return self }
+        return NetworkError(code, reason: reason, failingURL: failingURL, underlyingError: underlyingError,
+                            response: response, responseData: responseData)
+    }
+}
+
 extension NetworkError: Equatable {
     /// Two errors are equal when their code and failing URL are; the cause is for diagnosis.
     public static func == (lhs: NetworkError, rhs: NetworkError) -> Bool {

@@ -156,7 +156,7 @@ final class Transfer: ExchangeDelegate, @unchecked Sendable {
     }
 
     func exchangeDidFail(_ error: EngineError, metrics: ExchangeMetrics) {
-        let failure = NetworkError(error, url: request.url)
+        let failure = NetworkError(error, url: request.url).attaching(response: response)
         let outcome: () -> Void
         switch sink {
         case .collect(let continuation):

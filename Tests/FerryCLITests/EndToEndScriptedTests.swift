@@ -25,7 +25,7 @@ struct EndToEndScriptedTests {
     }
 
     /// The retry needs one new connection; Ferry opens two, and the second is never used.
-    @Test(.disabled("library bug: pool opens a spare connection for a retried exchange (exchangeFinished ignores connections already connecting for the waiter)"))
+    @Test
     func retryOpensOneConnection() async throws {
         let server = try staleServer()
         defer { server.shutdown() }

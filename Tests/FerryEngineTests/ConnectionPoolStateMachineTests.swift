@@ -123,3 +123,27 @@ import Testing
         #expect(pool.shutdown() == [])
     }
 }
+
+extension ConnectionPoolStateMachineTests {
+    /// A request retried on a fresh connection while its dead connection is still counted
+    /// must get exactly one new connection, not one per event that notices it waiting.
+    @Test func retryWhileTheDeadConnectionClosesOpensOneConnection() {
+        var pool = machine(max: 6)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        #expect(pool.leaseRequested(2, key: key, fresh: true) == [.createConnection(1, key)])
+        #expect(pool.exchangeFinished(on: 0, reusable: false, now: t0) == [.closeConnection(0)])
+        #expect(pool.connectionCount(for: key) == 1)
+    }
+
+    /// A waiter already covered by an opening connection does not get a second one when
+    /// another connection closes.
+    @Test func closedConnectionDoesNotOpenAnotherForACoveredWaiter() {
+        var pool = machine(max: 6)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        #expect(pool.leaseRequested(2, key: key) == [.createConnection(1, key)])
+        #expect(pool.connectionClosed(0) == [])
+        #expect(pool.connectionEstablished(1, now: t0) == [.execute(2, on: 1)])
+    }
+}

@@ -95,10 +95,11 @@ struct SessionBodyTests {
             defer { session.invalidateAndCancel() }
             let body = TestBytes.pattern(count: 50_000)
             let chunks = SessionTest.split(body, size: 4096)
-            let request = NetworkRequest(url: server.url("/post"), method: .post)
+            let request = NetworkRequest(url: server.url("/echo"), method: .post)
             let (data, _) = try await session.upload(
                 for: request, from: .stream(SessionTest.stream(chunks), length: Int64(body.count)))
-            #expect(try SessionTest.json(data)["bodyLength"] as? Int == body.count)
+            #expect(data.count == body.count)
+            #expect(TestBytes.firstMismatch(in: data) == nil)
             #expect(server.lastRequest?.value(of: "Content-Length") == String(body.count))
         }
     }

@@ -69,6 +69,37 @@ struct SessionDataTests {
         }
     }
 
+    @Test("a Host set on the request replaces Ferry's, once, and the delegate sees it")
+    func hostOverride() async throws {
+        try await HTTPBinServer.withServer { server in
+            let queue = DispatchQueue(label: "host.delegate")
+            let session = Session(configuration: SessionTest.configuration(), delegateQueue: queue)
+            defer { session.invalidateAndCancel() }
+            let delegate = RecordingDelegate(queue: queue)
+            var request = NetworkRequest(url: server.url("/get"))
+            try request.setValue("example.test:8080", forHTTPHeaderField: "Host")
+            _ = try await session.data(for: request, delegate: delegate)
+            #expect(server.lastRequest?.values(of: "Host") == ["example.test:8080"])
+            #expect(delegate.sentHead?.headerFields[values: HTTPField.Name("Host")!] == ["example.test:8080"])
+        }
+    }
+
+    @Test("framing fields set by the caller are ignored: the body decides Content-Length")
+    func callerFramingIgnored() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            var request = NetworkRequest(url: server.url("/post"), method: .post, body: .bytes(Array("abc".utf8)))
+            try request.setValue("999", forHTTPHeaderField: "Content-Length")
+            try request.setValue("chunked", forHTTPHeaderField: "Transfer-Encoding")
+            let (data, _) = try await session.data(for: request)
+            #expect(try SessionTest.json(data)["bodyLength"] as? Int == 3)
+            let head = try #require(server.lastRequest)
+            #expect(head.values(of: "Content-Length") == ["3"])
+            #expect(head.values(of: "Transfer-Encoding").isEmpty)
+        }
+    }
+
     @Test("NetworkResponse carries status, fields, announced length and MIME type")
     func responseFields() async throws {
         try await HTTPBinServer.withServer { server in

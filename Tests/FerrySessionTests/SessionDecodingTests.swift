@@ -76,12 +76,17 @@ struct SessionDecodingTests {
     @Test("a 1 GiB gzip bomb fails with cannotDecodeContentData (ratio limit)")
     func gzipBomb() async throws {
         try await HTTPBinServer.withServer { server in
-            let session = Session(configuration: SessionTest.configuration())
+            let queue = DispatchQueue(label: "bomb.delegate")
+            let session = Session(configuration: SessionTest.configuration(), delegateQueue: queue)
             defer { session.invalidateAndCancel() }
+            let delegate = RecordingDelegate(queue: queue)
             let request = NetworkRequest(url: server.url("/gzip-bomb?size=\(1 << 30)"))
-            let error = await networkError { try await session.data(for: request) }
+            let error = await networkError { try await session.data(for: request, delegate: delegate) }
             #expect(error?.code == .cannotDecodeContentData)
             #expect(error?.underlyingError is ContentDecodingError)
+            // Refused early: a few MiB decoded at most, not the gigabyte.
+            let decoded = try #require(delegate.metrics?.transactionMetrics.first?.responseBodyBytesDecoded)
+            #expect(decoded < 64 << 20)
             // The connection is not reused after a refused body, and the session still works.
             let (data, _) = try await session.data(for: NetworkRequest(url: server.url("/bytes/10")))
             #expect(data.count == 10)

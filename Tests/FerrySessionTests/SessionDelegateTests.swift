@@ -96,9 +96,9 @@ struct SessionDelegateTests {
             let session = Session(configuration: SessionTest.configuration(), delegateQueue: queue)
             defer { session.invalidateAndCancel() }
             let delegate = RecordingDelegate(queue: queue)
-            let request = NetworkRequest(url: server.url("/post"), method: .post)
+            let request = NetworkRequest(url: server.url("/echo"), method: .post)
             let (data, _) = try await session.upload(for: request, from: .file(file), delegate: delegate)
-            #expect(try SessionTest.json(data)["bodyLength"] as? Int == size)
+            #expect(data.count == size)
             var sum: Int64 = 0
             var lastTotal: Int64 = 0
             for case .sentBody(let bytes, let total, let expected) in delegate.events {

@@ -85,6 +85,61 @@ struct SessionTimeoutTests {
         }
     }
 
+    @Test("cancelling a request that waits for a connection ends it at once and leaves the pool usable")
+    func cancelWhileQueued() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration { $0.httpMaximumConnectionsPerHost = 1 })
+            defer { session.invalidateAndCancel() }
+            let slow = server.url("/delay/2")
+            let first = Task { try await session.data(for: NetworkRequest(url: slow)).1.statusCode }
+            while server.requestCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            let start = ContinuousClock.now
+            let queued = Task { await networkError { try await session.data(for: NetworkRequest(url: slow)) } }
+            try await Task.sleep(for: .milliseconds(50))
+            queued.cancel()
+            let error = await queued.value
+            #expect(error?.code == .cancelled)
+            #expect(seconds(since: start) < 1.5, "ended before the connection became free")
+            #expect(try await first.value == 200)
+            let (_, response) = try await session.data(for: NetworkRequest(url: server.url("/get")))
+            #expect(response.statusCode == 200)
+            #expect(server.requestCount == 2, "the cancelled request was never sent")
+            #expect(server.connectionCount == 1)
+        }
+    }
+
+    @Test("cancelling a download removes the partial file")
+    func cancelDownload() async throws {
+        let destination = SessionTest.temporaryURL("cancelled.bin")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let url = server.url("/drip?numbytes=20&duration=4&delay=0")
+            let task = Task { await networkError { try await session.download(for: NetworkRequest(url: url), to: destination) } }
+            while !FileManager.default.fileExists(atPath: destination.path) { try await Task.sleep(for: .milliseconds(10)) }
+            try await Task.sleep(for: .milliseconds(300))
+            task.cancel()
+            #expect(await task.value?.code == .cancelled)
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+        }
+    }
+
+    @Test("invalidateAndCancel() ends a body being streamed with an error")
+    func invalidateWhileStreaming() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            let url = server.url("/drip?numbytes=50&duration=5&delay=0")
+            let (body, _) = try await session.bytes(for: NetworkRequest(url: url))
+            session.invalidateAndCancel()
+            let outcome = try await withTimeLimit(seconds: 3) {
+                await networkError { _ = try await body.collect() }
+            }
+            let error = try #require(outcome, "the body must end, not hang")
+            #expect(error?.code == .cancelled)
+        }
+    }
+
     @Test("a task cancelled before it starts fails with cancelled and sends nothing")
     func cancelledBeforeStart() async throws {
         try await HTTPBinServer.withServer { server in

@@ -59,6 +59,16 @@ struct SessionDecodingTests {
         }
     }
 
+    @Test("Content-Encoding: identity is passed through untouched")
+    func identityEncoding() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let (data, _) = try await session.data(for: NetworkRequest(url: server.url("/response-headers?Content-Encoding=identity")))
+            #expect(try SessionTest.json(data)["Content-Encoding"] as? String == "identity")
+        }
+    }
+
     @Test("with automaticallyDecodesContent off, no Accept-Encoding is sent and gzip bytes arrive raw")
     func decodingOff() async throws {
         try await HTTPBinServer.withServer { server in

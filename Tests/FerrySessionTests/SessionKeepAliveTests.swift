@@ -146,4 +146,60 @@ struct SessionKeepAliveTests {
             #expect(server.connectionCount == 2)
         }
     }
+
+    // MARK: - The keep-alive race (RFC 9112 §9.3.1), on the scripted server
+
+    static let okReply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+    @Test("a GET whose reused connection closes without a reply is retried once on a fresh connection")
+    func idempotentRetry() async throws {
+        let server = try ScriptedServer(scripts: [
+            [.readRequest, .send(Self.okReply), .readRequest, .close],
+            .reply(Self.okReply, closeAfter: false),
+        ])
+        defer { server.shutdown() }
+        let queue = DispatchQueue(label: "retry.delegate")
+        let session = Session(configuration: SessionTest.configuration(), delegateQueue: queue)
+        defer { session.invalidateAndCancel() }
+        let url = URL(string: "http://127.0.0.1:\(server.port)/")!
+        _ = try await session.data(for: NetworkRequest(url: url))
+        let delegate = RecordingDelegate(queue: queue)
+        let (data, _) = try await session.data(for: NetworkRequest(url: url), delegate: delegate)
+        #expect(String(decoding: data, as: UTF8.self) == "ok")
+        let transaction = try #require(delegate.metrics?.transactionMetrics.first)
+        #expect(transaction.connectionsOpened == 1)
+        #expect(transaction.isReusedConnection == false)
+    }
+
+    @Test("a POST whose reused connection closes without a reply is not retried")
+    func nonIdempotentNotRetried() async throws {
+        let server = try ScriptedServer(scripts: [
+            [.readRequest, .send(Self.okReply), .readRequest, .close],
+            .reply(Self.okReply, closeAfter: false),
+        ])
+        defer { server.shutdown() }
+        let session = Session(configuration: SessionTest.configuration())
+        defer { session.invalidateAndCancel() }
+        let url = URL(string: "http://127.0.0.1:\(server.port)/")!
+        _ = try await session.data(for: NetworkRequest(url: url))
+        let post = NetworkRequest(url: url, method: .post, body: .bytes(Array("x".utf8)))
+        let error = await networkError { try await session.data(for: post) }
+        #expect(error?.code == .zeroByteResource)
+    }
+
+    @Test("an HTTP/1.0 reply, or one saying Connection: close, is never reused even if the server keeps the socket open",
+          arguments: ["HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"])
+    func notReusable(reply: String) async throws {
+        let server = try ScriptedServer(scripts: [.reply(reply, closeAfter: false), .reply(reply, closeAfter: false)])
+        defer { server.shutdown() }
+        // If the first connection were reused, the second request would wait for a server
+        // that no longer reads it: the short timeout turns that into a failure.
+        let session = Session(configuration: SessionTest.configuration { $0.timeoutIntervalForRequest = .seconds(2) })
+        defer { session.invalidateAndCancel() }
+        let url = URL(string: "http://127.0.0.1:\(server.port)/")!
+        for _ in 0..<2 {
+            let (data, _) = try await session.data(for: NetworkRequest(url: url))
+            #expect(String(decoding: data, as: UTF8.self) == "ok")
+        }
+    }
 }

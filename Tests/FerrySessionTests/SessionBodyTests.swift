@@ -188,6 +188,30 @@ struct SessionBodyTests {
         }
     }
 
+    @Test("a stream that stalls is cut by the request timeout; cancelling one ends it at once", arguments: [false, true])
+    func stalledStream(cancel: Bool) async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration {
+                $0.timeoutIntervalForRequest = cancel ? .seconds(30) : .milliseconds(300)
+            })
+            defer { session.invalidateAndCancel() }
+            // One chunk, then nothing, ever.
+            let (chunks, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+            continuation.yield(TestBytes.pattern(count: 10))
+            let request = NetworkRequest(url: server.url("/echo"), method: .post)
+            let start = ContinuousClock.now
+            let task = Task { await networkError { try await session.upload(for: request, from: .stream(chunks, length: nil)) } }
+            if cancel {
+                while server.requestCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                task.cancel()
+            }
+            let error = await task.value
+            #expect(error?.code == (cancel ? .cancelled : .timedOut))
+            #expect(seconds(since: start) < 5)
+            continuation.finish()
+        }
+    }
+
     @Test("a missing upload file fails with cannotOpenFile before anything is sent")
     func missingFile() async throws {
         try await HTTPBinServer.withServer { server in

@@ -174,4 +174,17 @@ struct SessionDataTests {
             }
         }
     }
+
+    @Test("the target is the URL's path and query as encoded; an empty path is /")
+    func requestTarget() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            _ = try await session.data(for: NetworkRequest(url: server.baseURL))
+            #expect(server.lastRequest?.uri == "/")
+            let (data, _) = try await session.data(for: NetworkRequest(url: server.url("/anything/a%20b?q=%2F&r=1+2")))
+            #expect(server.lastRequest?.uri == "/anything/a%20b?q=%2F&r=1+2")
+            #expect((try SessionTest.json(data)["args"] as? [String: String]) == ["q": "/", "r": "1 2"])
+        }
+    }
 }

@@ -165,4 +165,20 @@ struct SessionDecodingTests {
             #expect(error?.code == .dataLengthExceedsMaximum)
         }
     }
+
+    @Test("bytes(for:): a limit broken mid-body is thrown by the iterator, after the head was returned")
+    func streamedBodyTooLarge() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration { $0.maximumResponseBodySize = 100_000 })
+            defer { session.invalidateAndCancel() }
+            let (body, response) = try await session.bytes(for: NetworkRequest(url: server.url("/stream-bytes/3000000")))
+            #expect(response.statusCode == 200)
+            var received = 0
+            let error = await networkError {
+                for try await chunk in body { received += chunk.count }
+            }
+            #expect(error?.code == .dataLengthExceedsMaximum)
+            #expect(received <= 100_000)
+        }
+    }
 }

@@ -90,7 +90,7 @@ struct SessionTimeoutTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration { $0.httpMaximumConnectionsPerHost = 1 })
             defer { session.invalidateAndCancel() }
-            let slow = server.url("/delay/2")
+            let slow = server.url("/delay/3")
             let first = Task { try await session.data(for: NetworkRequest(url: slow)).1.statusCode }
             while server.requestCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
             let start = ContinuousClock.now
@@ -99,7 +99,7 @@ struct SessionTimeoutTests {
             queued.cancel()
             let error = await queued.value
             #expect(error?.code == .cancelled)
-            #expect(seconds(since: start) < 1.5, "ended before the connection became free")
+            #expect(seconds(since: start) < 2.5, "ended before the connection became free")
             #expect(try await first.value == 200)
             let (_, response) = try await session.data(for: NetworkRequest(url: server.url("/get")))
             #expect(response.statusCode == 200)

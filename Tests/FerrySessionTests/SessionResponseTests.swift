@@ -1,0 +1,165 @@
+// Response bodies: Content-Length, chunked and until-close framing through data(for:), a
+// large body streamed through bytes(for:), and download(for:to:) into a file.
+import Foundation
+import Testing
+import TestSupport
+
+@testable import FerrySession
+
+@Suite("Session response bodies")
+struct SessionResponseTests {
+    static let sizes = [0, 1, 251, 65_537, 1 << 20]
+
+    @Test("/bytes/N arrives exactly (Content-Length)", arguments: sizes)
+    func contentLengthBodies(size: Int) async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let (data, response) = try await session.data(for: NetworkRequest(url: server.url("/bytes/\(size)")))
+            #expect(response.expectedContentLength == Int64(size))
+            #expect(response.mimeType == "application/octet-stream")
+            #expect(data.count == size)
+            #expect(TestBytes.firstMismatch(in: data) == nil)
+        }
+    }
+
+    @Test("/stream-bytes/N?chunk_size=C arrives exactly (chunked)", arguments: [(0, 10), (1, 1), (65_537, 1000), (1 << 20, 65_536), (100_000, 7)])
+    func chunkedBodies(size: Int, chunk: Int) async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let url = server.url("/stream-bytes/\(size)?chunk_size=\(chunk)")
+            let (data, response) = try await session.data(for: NetworkRequest(url: url))
+            #expect(response.expectedContentLength == nil)
+            #expect(data.count == size)
+            #expect(TestBytes.firstMismatch(in: data) == nil)
+        }
+    }
+
+    @Test("a body without framing ends when the server closes; the next request opens a connection")
+    func untilCloseBody() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let (data, response) = try await session.data(for: NetworkRequest(url: server.url("/no-length?size=70000")))
+            #expect(response.expectedContentLength == nil)
+            #expect(data.count == 70_000)
+            #expect(TestBytes.firstMismatch(in: data) == nil)
+            let (again, _) = try await session.data(for: NetworkRequest(url: server.url("/no-length?size=5")))
+            #expect(Array(again) == TestBytes.pattern(count: 5))
+            #expect(server.connectionCount == 2)
+        }
+    }
+
+    @Test("bytes(for:) streams 20 MiB chunk by chunk with the exact total and pattern")
+    func streamLargeBody() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let size = 20 * 1024 * 1024
+            let (body, response) = try await session.bytes(for: NetworkRequest(url: server.url("/large/\(size)")))
+            #expect(response.statusCode == 200)
+            #expect(response.expectedContentLength == Int64(size))
+            var total = 0
+            var chunks = 0
+            var mismatch: Int?
+            for try await chunk in body {
+                if mismatch == nil, let bad = TestBytes.firstMismatch(in: chunk, offset: total) { mismatch = total + bad }
+                total += chunk.count
+                chunks += 1
+            }
+            #expect(total == size)
+            #expect(mismatch == nil)
+            #expect(chunks > 1, "the body arrives in pieces, not collected whole")
+        }
+    }
+
+    @Test("bytes(for:) ends a body whose last bytes filled the buffer while nobody read",
+          .disabled("engine bug: a pause on the last body slice loses the parser's end event, so the body never ends"))
+    func pauseOnLastSlice() async throws {
+        try await HTTPBinServer.withServer { server in
+            // A short idle timeout turns the hang into a prompt failure.
+            let session = Session(configuration: SessionTest.configuration { $0.timeoutIntervalForRequest = .seconds(2) })
+            defer { session.invalidateAndCancel() }
+            // Exactly the buffer's high-water mark: the read that completes the body also pauses it.
+            let size = ResponseBodyBuffer.highWaterMark
+            let (body, _) = try await session.bytes(for: NetworkRequest(url: server.url("/bytes/\(size)")))
+            try await Task.sleep(for: .milliseconds(300))
+            let data = try await body.collect()
+            #expect(data.count == size)
+            #expect(TestBytes.firstMismatch(in: data) == nil)
+        }
+    }
+
+    @Test("bytes(for:) collect(upTo:) refuses a body over its limit")
+    func collectUpTo() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let (small, _) = try await session.bytes(for: NetworkRequest(url: server.url("/bytes/1000")))
+            #expect(try await small.collect(upTo: 1000).count == 1000)
+            let (large, _) = try await session.bytes(for: NetworkRequest(url: server.url("/large/3000000")))
+            let error = await networkError { try await large.collect(upTo: 100_000) }
+            #expect(error?.code == .dataLengthExceedsMaximum)
+        }
+    }
+
+    @Test("download(for:to:) writes the body to the file")
+    func download() async throws {
+        let destination = SessionTest.temporaryURL("download.bin")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let size = 3 * 1024 * 1024 + 17
+            let response = try await session.download(for: NetworkRequest(url: server.url("/large/\(size)")), to: destination)
+            #expect(response.statusCode == 200)
+            let written = try Data(contentsOf: destination)
+            #expect(written.count == size)
+            #expect(TestBytes.firstMismatch(in: written) == nil)
+        }
+    }
+
+    @Test("download(for:to:) replaces an existing, longer file")
+    func downloadTruncates() async throws {
+        let destination = SessionTest.temporaryURL("download-old.bin")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        try Data(repeating: 0xFF, count: 10_000).write(to: destination)
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            _ = try await session.download(for: NetworkRequest(url: server.url("/bytes/100")), to: destination)
+            #expect(Array(try Data(contentsOf: destination)) == TestBytes.pattern(count: 100))
+        }
+    }
+
+    @Test("download to a path that cannot be created fails with cannotCreateFile and sends nothing")
+    func downloadUncreatable() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let destination = SessionTest.temporaryURL("no-such-dir").appendingPathComponent("file.bin")
+            let request = NetworkRequest(url: server.url("/bytes/10"))
+            let error = await networkError { try await session.download(for: request, to: destination) }
+            #expect(error?.code == .cannotCreateFile)
+            #expect(error?.failingURL == request.url)
+            #expect(server.requestCount == 0)
+        }
+    }
+
+    @Test("a failed download removes the partial file")
+    func failedDownloadRemovesFile() async throws {
+        let destination = SessionTest.temporaryURL("partial.bin")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration {
+                $0.maximumResponseBodySize = 100_000
+            })
+            defer { session.invalidateAndCancel() }
+            let request = NetworkRequest(url: server.url("/stream-bytes/1000000"))
+            let error = await networkError { try await session.download(for: request, to: destination) }
+            #expect(error?.code == .dataLengthExceedsMaximum)
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+        }
+    }
+}

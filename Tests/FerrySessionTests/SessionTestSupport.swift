@@ -1,0 +1,209 @@
+// Helpers shared by the Session integration tests: configurations, JSON, error capture,
+// temporary files, streamed bodies, a closed port, a time limit and a recording delegate.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+
+@testable import FerrySession
+
+enum SessionTest {
+    /// A configuration with small defaults for tests (one loop is enough for one server).
+    static func configuration(_ edit: (inout SessionConfiguration) -> Void = { _ in }) -> SessionConfiguration {
+        var configuration = SessionConfiguration()
+        configuration.eventLoopCount = 1
+        edit(&configuration)
+        return configuration
+    }
+
+    /// The body parsed as a JSON object.
+    static func json(_ data: Data) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: data)
+        return try #require(object as? [String: Any])
+    }
+
+    /// The `headers` object of an echo document.
+    static func headers(_ json: [String: Any]) throws -> [String: String] {
+        try #require(json["headers"] as? [String: String])
+    }
+
+    /// A path in the temporary directory that does not exist yet.
+    static func temporaryURL(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory
+            .appendingPathComponent("ferry-it-\(UUID().uuidString)-\(name)")
+    }
+
+    /// A body stream that yields `chunks` in order, then ends.
+    static func stream(_ chunks: [[UInt8]]) -> RequestBody.ByteChunks {
+        AsyncThrowingStream<[UInt8], any Error> { continuation in
+            for chunk in chunks { continuation.yield(chunk) }
+            continuation.finish()
+        }
+    }
+
+    /// `bytes` cut into pieces of `size` (the last may be shorter).
+    static func split(_ bytes: [UInt8], size: Int) -> [[UInt8]] {
+        stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
+    }
+
+    /// A TCP port on 127.0.0.1 that nobody listens on: bound (so the kernel picked it), then closed.
+    static func closedPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(bound == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        try #require(named == 0)
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Runs `body` and returns the ``NetworkError`` it threw, or `nil` when it succeeded (any
+/// other error is recorded as an issue: the public API throws nothing else).
+func networkError<T>(
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
+) async -> NetworkError? {
+    do {
+        _ = try await body()
+        return nil
+    } catch let error as NetworkError {
+        return error
+    } catch {
+        Issue.record("not a NetworkError: \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Seconds since `start`, on a monotonic clock.
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// Runs `body`, but gives up after `limit` seconds (cancelling it) and returns `nil`, so a
+/// test that exposes a hang fails instead of stalling the suite. A body that ignores
+/// cancellation is left behind rather than awaited.
+func withTimeLimit<T: Sendable>(
+    seconds limit: Double, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T? {
+    let work = Task { try await body() }
+    let outcome: Result<T, any Error>? = await withCheckedContinuation { continuation in
+        let once = ResumeOnce(continuation)
+        Task {
+            do {
+                once.resume(.success(try await work.value))
+            } catch {
+                once.resume(.failure(error))
+            }
+        }
+        Task {
+            try? await Task.sleep(for: .milliseconds(Int(limit * 1000)))
+            once.resume(nil)
+        }
+    }
+    guard let outcome else {
+        work.cancel()
+        return nil
+    }
+    return try outcome.get()
+}
+
+/// Resumes a continuation at most once, from whichever racer comes first.
+private final class ResumeOnce<Value: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
+
+    init(_ continuation: CheckedContinuation<Value, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(_ value: Value) {
+        continuation.withLock { $0.take() }?.resume(returning: value)
+    }
+}
+
+// MARK: - Recording delegate
+
+/// Records every delegate call in order, with whether it ran on the expected queue.
+final class RecordingDelegate: SessionTaskDelegate {
+    enum Event: Sendable {
+        case sentHead(HTTPRequest, ConnectionInfo)
+        case sentBody(bytes: Int64, total: Int64, expected: Int64?)
+        case response(NetworkResponse)
+        case metrics(TaskMetrics)
+    }
+
+    private static let queueKey = DispatchSpecificKey<String>()
+    private let expectedQueueName: String
+    private let state = Mutex<(events: [Event], offQueueCalls: Int)>(([], 0))
+
+    /// Tags `queue` so calls can be checked to run on it.
+    init(queue: DispatchQueue) {
+        let name = UUID().uuidString
+        queue.setSpecific(key: Self.queueKey, value: name)
+        expectedQueueName = name
+    }
+
+    var events: [Event] { state.withLock { $0.events } }
+    /// Calls that did not run on the delegate queue.
+    var offQueueCalls: Int { state.withLock { $0.offQueueCalls } }
+
+    var metrics: TaskMetrics? {
+        for case .metrics(let metrics) in events { return metrics }
+        return nil
+    }
+
+    var sentHead: HTTPRequest? {
+        for case .sentHead(let head, _) in events { return head }
+        return nil
+    }
+
+    /// A short name per event, for order assertions.
+    var names: [String] {
+        events.map { event in
+            switch event {
+            case .sentHead: return "head"
+            case .sentBody: return "body"
+            case .response: return "response"
+            case .metrics: return "metrics"
+            }
+        }
+    }
+
+    private func record(_ event: Event) {
+        let onQueue = DispatchQueue.getSpecific(key: Self.queueKey) == expectedQueueName
+        state.withLock {
+            $0.events.append(event)
+            if !onQueue { $0.offQueueCalls += 1 }
+        }
+    }
+
+    func session(_ session: Session, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo, for request: NetworkRequest) {
+        record(.sentHead(head, connection))
+    }
+
+    func session(_ session: Session, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?, for request: NetworkRequest) {
+        record(.sentBody(bytes: bytesSent, total: totalBytesSent, expected: totalBytesExpectedToSend))
+    }
+
+    func session(_ session: Session, didReceive response: NetworkResponse, for request: NetworkRequest) {
+        record(.response(response))
+    }
+
+    func session(_ session: Session, didFinishCollecting metrics: TaskMetrics, for request: NetworkRequest) {
+        record(.metrics(metrics))
+    }
+}

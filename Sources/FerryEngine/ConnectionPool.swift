@@ -104,6 +104,8 @@ final class ConnectionPool {
             connections.removeValue(forKey: id)?.close()
             freshTimings[id] = nil
         case .scheduleIdleTimeout(let id, let deadline):
+            // Parked unused (its exchange gave up): the next one did not wait for this connect.
+            freshTimings[id] = nil
             cancelIdleTimer(id)
             idleTimers[id] = loop.scheduleTimer(at: deadline) { [weak self] in
                 guard let self else { return }

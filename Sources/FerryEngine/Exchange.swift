@@ -306,6 +306,13 @@ final class UploadFile {
             Glibc.close(fd)
             return .failure(error)
         }
+        // Only a regular file has a size to announce; anything else fails before a connection
+        // is used (a directory would only fail at pread, after the head was sent).
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(fd)
+            let isDirectory = info.st_mode & S_IFMT == S_IFDIR
+            return .failure(SystemError(errno: isDirectory ? EISDIR : EINVAL, syscall: "open (not a regular file)"))
+        }
         return .success(UploadFile(path: path, fd: fd, size: Int64(info.st_size)))
     }
 

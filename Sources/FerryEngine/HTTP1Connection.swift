@@ -229,7 +229,9 @@ final class HTTP1Connection: IOHandler {
                 if case .pause = demand {
                     readingPaused = true
                     setInterest(interest.subtracting(.read))
-                    if index < input.count { pending = (range.lowerBound + index)..<range.upperBound }
+                    // Kept even when empty: the parser may still owe the end of the message,
+                    // which it reports on the next parse call (after the consumer resumes).
+                    pending = (range.lowerBound + index)..<range.upperBound
                     return
                 }
             case .end(let trailers):

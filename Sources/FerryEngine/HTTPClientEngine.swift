@@ -41,11 +41,13 @@ package final class HTTPClientEngine: Sendable {
         let pool = pools[Int(UInt(bitPattern: request.key.hashValue) % UInt(pools.count))]
         let loop = pool.value.loop
         let handle = ExchangeHandle(loop: loop)
-        loop.execute {
+        let accepted = loop.execute {
             let exchange = Exchange(request: request, delegate: delegate, pool: pool.value, loop: loop)
             handle.attach(exchange)
             exchange.start()
         }
+        // The engine shut down between the check above and now: nothing will run the exchange.
+        if !accepted { delegate.exchangeDidFail(EngineError(.cancelled), metrics: ExchangeMetrics(start: .now())) }
         return handle
     }
 

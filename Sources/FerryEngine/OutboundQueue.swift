@@ -146,7 +146,9 @@ struct OutboundQueue {
                 return nil
             }
         case .stream(let chunked, let length, let sent, let awaiting, let ended):
-            if ended { return .finished }
+            // A stream that announced its length is complete once that many bytes went out;
+            // waiting for its end would let the response overtake the request.
+            if ended || (length != nil && sent == length) { return .finished }
             if awaiting { return .waitingForSource(needsRequest: false) }
             source = .stream(chunked: chunked, length: length, sent: sent, awaiting: true, ended: false)
             return .waitingForSource(needsRequest: true)

@@ -113,7 +113,9 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     /// Callable from any thread. Writes the `eventfd` only when the loop might be asleep and no
     /// wake-up is already on its way; from the loop's own thread it never does. Tasks submitted
     /// after the loop stopped are dropped (and logged): no thread is left to run them.
-    package func execute(_ task: @escaping @Sendable () -> Void) {
+    /// - Returns: `false` when the loop has stopped and the task was dropped.
+    @discardableResult
+    package func execute(_ task: @escaping @Sendable () -> Void) -> Bool {
         let onLoop = inEventLoop
         let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
             switch inbox.lifecycle {
@@ -130,6 +132,7 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
             Self.logger.warning("task dropped: event loop stopped", metadata: ["loop": "\(name)"])
         }
         if wake { wakeUp() }
+        return accepted
     }
 
     private func wakeUp() {

@@ -14,24 +14,27 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// The error `next()` throws.
     public typealias Failure = NetworkError
 
-    let buffer: ResponseBodyBuffer
+    let lifetime: BodyLifetime
+
+    init(buffer: ResponseBodyBuffer) { lifetime = BodyLifetime(buffer) }
 
     /// Creates the iterator.
-    public func makeAsyncIterator() -> Iterator { Iterator(buffer: buffer) }
+    public func makeAsyncIterator() -> Iterator { Iterator(lifetime: lifetime) }
 
     /// Pulls chunks from the body.
     public struct Iterator: AsyncIteratorProtocol {
-        let buffer: ResponseBodyBuffer
+        let lifetime: BodyLifetime
 
         /// The next chunk, or `nil` at the end of the body.
-        /// - Throws: ``NetworkError`` when the body could not be received completely.
+        /// - Throws: ``NetworkError`` when the body could not be received completely, or
+        ///   ``NetworkError/Code/cancelled`` when the iterating task was cancelled.
         public mutating func next() async throws(NetworkError) -> [UInt8]? {
-            try await buffer.next()
+            try await lifetime.buffer.next()
         }
 
         /// The next chunk (isolation-aware form).
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NetworkError) -> [UInt8]? {
-            try await buffer.next()
+            try await lifetime.buffer.next()
         }
     }
 
@@ -43,7 +46,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         var iterator = makeAsyncIterator()
         while let chunk = try await iterator.next() {
             guard data.count + chunk.count <= limit else {
-                buffer.abandon()
+                lifetime.buffer.abandon()
                 throw NetworkError(.dataLengthExceedsMaximum, reason: "body larger than \(limit) bytes")
             }
             data.append(contentsOf: chunk)
@@ -77,12 +80,6 @@ final class ResponseBodyBuffer: Sendable {
         self.onAbandon = onAbandon
     }
 
-    deinit {
-        // The consumer went away without reaching the end: stop the transfer.
-        let finished = state.withLock { $0.ended }
-        if !finished { onAbandon() }
-    }
-
     /// Producer: adds a chunk. Returns `false` when the producer should pause.
     func append(_ chunk: [UInt8]) -> Bool {
         let (waiter, keepGoing) = state.withLock { state -> (CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>?, Bool) in
@@ -111,46 +108,81 @@ final class ResponseBodyBuffer: Sendable {
         waiter?.resume(returning: failure.map { .failure($0) } ?? .success(nil))
     }
 
-    /// Consumer: stops the transfer early.
+    /// Consumer: stops the transfer early (a no-op once the body ended).
     func abandon() {
         let wasEnded = state.withLock { state -> Bool in
-            defer { state.ended = true; state.chunks = []; state.bufferedBytes = 0 }
+            defer { state.ended = true; state.chunks = []; state.head = 0; state.bufferedBytes = 0 }
             return state.ended
         }
         if !wasEnded { onAbandon() }
     }
 
-    /// Consumer: the next chunk, `nil` at the end.
+    /// Consumer: the next chunk, `nil` at the end. Cancelling the waiting task ends the body
+    /// with ``NetworkError/Code/cancelled`` and cancels the transfer.
     func next() async throws(NetworkError) -> [UInt8]? {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>) in
-            let (immediate, resume) = state.withLock { state -> (Result<[UInt8]?, NetworkError>?, Bool) in
-                if state.head < state.chunks.count {
-                    let chunk = state.chunks[state.head]
-                    state.head += 1
-                    state.bufferedBytes -= chunk.count
-                    if state.head == state.chunks.count {
-                        state.chunks.removeAll(keepingCapacity: true)
-                        state.head = 0
+        if Task.isCancelled { cancelFromConsumer() }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>) in
+                let (immediate, resume) = state.withLock { state -> (Result<[UInt8]?, NetworkError>?, Bool) in
+                    if state.head < state.chunks.count {
+                        let chunk = state.chunks[state.head]
+                        state.head += 1
+                        state.bufferedBytes -= chunk.count
+                        if state.head == state.chunks.count {
+                            state.chunks.removeAll(keepingCapacity: true)
+                            state.head = 0
+                        }
+                        var resume = false
+                        if state.paused, state.bufferedBytes < Self.highWaterMark / 2 {
+                            state.paused = false
+                            resume = true
+                        }
+                        return (.success(chunk), resume)
                     }
+                    if state.ended { return (state.failure.map { .failure($0) } ?? .success(nil), false) }
                     var resume = false
-                    if state.paused, state.bufferedBytes < Self.highWaterMark / 2 {
+                    if state.paused {
                         state.paused = false
                         resume = true
                     }
-                    return (.success(chunk), resume)
+                    state.waiter = continuation
+                    return (nil, resume)
                 }
-                if state.ended { return (state.failure.map { .failure($0) } ?? .success(nil), false) }
-                var resume = false
-                if state.paused {
-                    state.paused = false
-                    resume = true
-                }
-                state.waiter = continuation
-                return (nil, resume)
+                if resume { onResume() }
+                if let immediate { continuation.resume(returning: immediate) }
             }
-            if resume { onResume() }
-            if let immediate { continuation.resume(returning: immediate) }
+        } onCancel: {
+            cancelFromConsumer()
         }
         return try result.get()
     }
+
+    /// The consuming task was cancelled: end the body for the consumer and stop the transfer.
+    private func cancelFromConsumer() {
+        let cancelled = NetworkError(.cancelled, reason: "Cancelled while reading the body")
+        let (waiter, wasEnded) = state.withLock { state -> (CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>?, Bool) in
+            let wasEnded = state.ended
+            if !wasEnded {
+                state.ended = true
+                state.failure = cancelled
+                state.chunks = []
+                state.head = 0
+                state.bufferedBytes = 0
+            }
+            defer { state.waiter = nil }
+            return (state.waiter, wasEnded)
+        }
+        waiter?.resume(returning: .failure(cancelled))
+        if !wasEnded { onAbandon() }
+    }
+}
+
+/// Lives as long as any copy of a ``ResponseBody`` or its iterator; when the last one goes
+/// away before the body ended, the transfer is cancelled and its connection freed.
+final class BodyLifetime: Sendable {
+    let buffer: ResponseBodyBuffer
+
+    init(_ buffer: ResponseBodyBuffer) { self.buffer = buffer }
+
+    deinit { buffer.abandon() }
 }

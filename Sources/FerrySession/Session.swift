@@ -93,7 +93,10 @@ public final class Session: Sendable {
     public func bytes(for request: NetworkRequest, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (ResponseBody, NetworkResponse) {
         let (exchange, engine) = try prepare(request)
         let transfer = Transfer(session: self, request: request, taskDelegate: delegate)
-        let buffer = ResponseBodyBuffer(onResume: { transfer.resumeReading() }, onAbandon: { transfer.cancel() })
+        // Weak: the transfer holds the buffer (its sink) until the exchange ends.
+        let buffer = ResponseBodyBuffer(
+            onResume: { [weak transfer] in transfer?.resumeReading() },
+            onAbandon: { [weak transfer] in transfer?.cancel() })
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 transfer.start(exchange, engine: engine, sink: .stream(buffer, head: continuation))

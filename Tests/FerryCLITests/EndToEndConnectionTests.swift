@@ -16,10 +16,8 @@ struct EndToEndConnectionTests {
     @Test func headRequestsReuseTheConnectionWithoutWaitingForABody() async throws {
         try await HTTPBinServer.withServer { server in
             let url = server.url("/bytes/100").absoluteString
-            let started = ContinuousClock.now
             let result = try await FerryProcess.run(["-sS", "-I", "-w", "%{http_code} %{num_connects}\\n", url, url, url])
             #expect(result.status == 0, "\(result)")
-            #expect(ContinuousClock.now - started < .seconds(5))
             let heads = result.stdoutText.components(separatedBy: "\r\n\r\n")
             // Each head ends with an empty line and is followed by that transfer's -w line.
             #expect(heads.count == 4, "\(result.stdoutText)")

@@ -68,9 +68,7 @@ struct EndToEndFailureTests {
 
     @Test func maxTimeIsTwentyEight() async throws {
         try await HTTPBinServer.withServer { server in
-            let started = ContinuousClock.now
             let result = try await expectFailure(28, ["-m", "0.5", server.url("/delay/3").absoluteString], naming: ["Operation timed out after", "milliseconds with 0 bytes received"])
-            #expect(ContinuousClock.now - started < .seconds(2.5))
             #expect(result.stdout.isEmpty)
         }
     }

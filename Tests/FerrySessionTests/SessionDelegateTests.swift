@@ -175,8 +175,7 @@ struct SessionDelegateTests {
         }
     }
 
-    @Test("a connection opened for a cancelled request and handed to a later one gives no negative offsets",
-          .disabled("engine bug: a parked fresh connection's connect timings are charged to the next exchange, before its start"))
+    @Test("a connection opened for a cancelled request and handed to a later one gives no negative offsets")
     func inheritedConnectionMetrics() async throws {
         try await HTTPBinServer.withServer { server in
             let queue = DispatchQueue(label: "inherit.delegate")

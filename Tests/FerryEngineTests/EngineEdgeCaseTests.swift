@@ -188,4 +188,61 @@ struct EngineEdgeCaseTests {
         #expect(TestBytes.firstMismatch(in: delegate.record.body) == nil && delegate.record.body.count == plain.count)
         #expect(!box.deliveredWhilePaused)
     }
+
+    // MARK: - Retried requests send their whole body again
+
+    /// A connection that serves one GET, then reads the next request and closes (stale), and
+    /// a fresh one that reads the retried request and answers it.
+    private func staleThenFresh() throws -> ScriptedServer {
+        try ScriptedServer(scripts: [
+            [.readRequest, .send(EngineTest.ok("one")), .readRequest, .close],
+            [.readRequest, .send(EngineTest.ok("two")), Self.stall],
+        ])
+    }
+
+    /// Runs a GET, then `second` on the stale connection; returns its delegate. One connection
+    /// per host keeps the retry from opening a surplus connection (a known engine bug).
+    private func retried(_ server: ScriptedServer, _ second: ExchangeRequest) throws -> CollectingDelegate {
+        let engine = try HTTPClientEngine(loopCount: 1, maxConnectionsPerHost: 1, idleTimeout: .seconds(60))
+        defer { engine.shutdown() }
+        #expect(EngineTest.run(engine, EngineTest.request(server)).succeeded)
+        return EngineTest.run(engine, second)
+    }
+
+    @Test("a PUT with a bytes body is retried with the whole body, byte for byte")
+    func retriedPutBytes() throws {
+        let server = try staleThenFresh()
+        defer { server.shutdown() }
+        let body = TestBytes.pattern(count: 300_000)
+        let delegate = try retried(server, EngineTest.request(server, method: .put, target: "/p", body: .bytes(body)))
+        #expect(delegate.succeeded)
+        #expect(delegate.record.sentHeads.count == 2)
+        let head = EngineTest.bytes("PUT /p HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Length: 300000\r\n\r\n")
+        #expect(server.receivedBytes(connection: 1) == head + body)
+    }
+
+    @Test("a PUT with a file body is retried from the file's first byte")
+    func retriedPutFile() throws {
+        let server = try staleThenFresh()
+        defer { server.shutdown() }
+        let body = TestBytes.pattern(count: 200_000)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-retry-\(UUID().uuidString)").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(body)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let delegate = try retried(server, EngineTest.request(server, method: .put, target: "/f", body: .file(path: path)))
+        #expect(delegate.succeeded)
+        #expect(delegate.record.sentHeads.count == 2)
+        let head = EngineTest.bytes("PUT /f HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Length: 200000\r\n\r\n")
+        #expect(server.receivedBytes(connection: 1) == head + body)
+    }
+
+    @Test("a PUT with a streamed body is not retried: its source cannot be replayed")
+    func streamedPutNotRetried() throws {
+        let server = try staleThenFresh()
+        defer { server.shutdown() }
+        let source = ScriptedChunkSource([Array("once".utf8)])
+        let delegate = try retried(server, EngineTest.request(server, method: .put, body: .stream(source, length: nil)))
+        #expect(delegate.error?.kind == .emptyReply)
+        #expect(delegate.record.sentHeads.count == 1)
+    }
 }

@@ -163,4 +163,27 @@ struct EngineMalformedReplyTests {
         #expect(delegate.succeeded)
         #expect(delegate.record.body.isEmpty)
     }
+
+    @Test("a chunked response with trailers dripped one byte at a time arrives exactly as sent whole")
+    func drippedResponse() throws {
+        let raw = EngineTest.response(["Transfer-Encoding: chunked", "X-Head: h"]) + "4;ext=1\r\nabcd\r\n2\r\nef\r\n0\r\nX-Tail: t\r\n\r\n"
+        let delegate = try runAgainstScript([.readRequest, .sendSlowly(raw, chunk: 1, interval: .milliseconds(1)), .stallUntilClosed(limit: .seconds(5))])
+        #expect(delegate.record.endings == [.finished(trailers: [.test("X-Tail"): "t"])])
+        #expect(delegate.record.heads.first?.headerFields[.test("X-Head")] == "h")
+        #expect(delegate.record.body == EngineTest.bytes("abcdef"))
+    }
+
+    @Test("chunk extensions over the limit: chunkExtensionTooLong")
+    func chunkExtensionTooLong() throws {
+        let raw = EngineTest.response(["Transfer-Encoding: chunked"]) + "3;" + String(repeating: "e", count: 20 * 1024) + "\r\nabc\r\n0\r\n\r\n"
+        let delegate = try runAgainstScript(.reply(raw, closeAfter: false))
+        #expect(delegate.parseError?.kind == .chunkExtensionTooLong)
+    }
+
+    @Test("a chunk not followed by CRLF: invalidChunkFraming")
+    func missingChunkCRLF() throws {
+        let delegate = try runAgainstScript(.reply(EngineTest.response(["Transfer-Encoding: chunked"]) + "3\r\nabcX\r\n0\r\n\r\n"))
+        #expect(delegate.parseError?.kind == .invalidChunkFraming)
+        #expect(delegate.record.body == EngineTest.bytes("abc"))
+    }
 }

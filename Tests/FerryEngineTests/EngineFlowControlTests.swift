@@ -114,6 +114,19 @@ struct EngineFlowControlTests {
         #expect(server.acceptedConnections == 1)
     }
 
+    @Test("shutdown during a stalled exchange: cancelled, and the server sees the connection closed")
+    func shutdownDuringExchange() throws {
+        let server = try ScriptedServer(scripts: [[.readRequest, .send(EngineTest.response(["Content-Length: 9"], body: "part")), Self.stall]])
+        defer { server.shutdown() }
+        let engine = try EngineTest.makeEngine()
+        let delegate = CollectingDelegate()
+        _ = engine.execute(EngineTest.request(server), delegate: delegate)
+        #expect(eventually { delegate.record.body.count == 4 })
+        engine.shutdown()
+        #expect(delegate.record.endings == [.failed(EngineError(.cancelled))])
+        #expect(server.waitForFinishedConnections(1, timeout: .seconds(5)))
+    }
+
     @Test("execute after shutdown fails at once as cancelled")
     func executeAfterShutdown() throws {
         let server = try ScriptedServer(scripts: [])

@@ -109,6 +109,18 @@ struct EngineKeepAliveTests {
         #expect(server.acceptedConnections == 2)
     }
 
+    @Test("an HTTP/1.0 response with Connection: keep-alive and a length is reused")
+    func http10KeepAliveIsReused() throws {
+        let server = try ScriptedServer(scripts: [[
+            .readRequest, .send("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 3\r\n\r\none"),
+            .readRequest, .send(EngineTest.ok("two")), Self.stall,
+        ]])
+        defer { server.shutdown() }
+        let results = try sequential(server, [EngineTest.request(server), EngineTest.request(server)])
+        #expect(results.map(\.succeeded) == [true, true])
+        #expect(server.acceptedConnections == 1)
+    }
+
     @Test("bytes after a complete response: delivered response is exact, the connection is not reused")
     func extraBytesPreventReuse() throws {
         let server = try ScriptedServer(scripts: [

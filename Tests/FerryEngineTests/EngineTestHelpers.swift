@@ -1,0 +1,200 @@
+// Shared pieces of the engine-level integration tests: a delegate that records everything the
+// engine reports, a scripted request body, and small builders for requests and raw responses.
+import Dispatch
+@testable import FerryEngine
+import FerryIO
+import FerryWire
+import HTTPTypes
+import Synchronization
+import TestSupport
+
+/// How an exchange ended, as its delegate was told.
+enum ExchangeEnding: Sendable, Equatable {
+    case finished(trailers: HTTPFields)
+    case failed(EngineError)
+}
+
+/// An ``ExchangeDelegate`` that records every callback and lets the test wait for the end.
+///
+/// Callbacks arrive on the engine's loop thread; the record is guarded by a mutex, and the
+/// test thread blocks on a semaphore with a bounded wait (never on a loop thread).
+final class CollectingDelegate: ExchangeDelegate, Sendable {
+    struct Record: Sendable {
+        var sentHeads: [RequestHead] = []
+        var connections: [ConnectionFacts] = []
+        var sentBodyBytes: Int64 = 0
+        var heads: [ResponseHead] = []
+        var body: [UInt8] = []
+        var bodyCalls = 0
+        var endings: [ExchangeEnding] = []
+        var metrics: ExchangeMetrics?
+    }
+
+    /// Decides the demand after the `call`-th body callback (0-based) of `count` bytes.
+    typealias BodyPolicy = @Sendable (_ call: Int, _ count: Int) -> BodyDemand
+
+    private let state = Mutex(Record())
+    private let ended = DispatchSemaphore(value: 0)
+    private let policy: BodyPolicy?
+
+    init(policy: BodyPolicy? = nil) {
+        self.policy = policy
+    }
+
+    /// A copy of what was recorded so far.
+    var record: Record { state.withLock { $0 } }
+
+    /// The single ending, if exactly one arrived.
+    var ending: ExchangeEnding? {
+        let endings = record.endings
+        return endings.count == 1 ? endings[0] : nil
+    }
+
+    /// The error the exchange failed with, if it failed.
+    var error: EngineError? {
+        if case .failed(let error) = ending { return error }
+        return nil
+    }
+
+    /// The parse error inside ``error``, if it is one.
+    var parseError: HTTPParseError? {
+        if case .parse(let parse) = error?.kind { return parse }
+        return nil
+    }
+
+    /// The content-decoding error inside ``error``, if it is one.
+    var decodingError: ContentDecodingError? {
+        if case .decoding(let decoding) = error?.kind { return decoding }
+        return nil
+    }
+
+    /// Whether the exchange finished successfully.
+    var succeeded: Bool {
+        if case .finished = ending { return true }
+        return false
+    }
+
+    /// Waits for the exchange to end; `false` when `timeout` passed first.
+    func wait(timeout: Duration = .seconds(5)) -> Bool {
+        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        return ended.wait(timeout: .now() + .milliseconds(milliseconds)) == .success
+    }
+
+    // MARK: - ExchangeDelegate
+
+    func exchangeDidSendHead(_ head: RequestHead, connection: ConnectionFacts) {
+        state.withLock {
+            $0.sentHeads.append(head)
+            $0.connections.append(connection)
+        }
+    }
+
+    func exchangeDidSendBody(bytes: Int64, total: Int64, expected: Int64?) {
+        state.withLock { $0.sentBodyBytes += bytes }
+    }
+
+    func exchangeDidReceiveHead(_ head: ResponseHead) {
+        state.withLock { $0.heads.append(head) }
+    }
+
+    func exchangeDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDemand {
+        let call = state.withLock { record in
+            record.body.append(contentsOf: bytes)
+            record.bodyCalls += 1
+            return record.bodyCalls - 1
+        }
+        return policy?(call, bytes.count) ?? .more
+    }
+
+    func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics) {
+        end(.finished(trailers: trailers), metrics)
+    }
+
+    func exchangeDidFail(_ error: EngineError, metrics: ExchangeMetrics) {
+        end(.failed(error), metrics)
+    }
+
+    private func end(_ ending: ExchangeEnding, _ metrics: ExchangeMetrics) {
+        state.withLock {
+            $0.endings.append(ending)
+            $0.metrics = metrics
+        }
+        ended.signal()
+    }
+}
+
+/// A streamed request body that hands out prepared chunks, then the end.
+final class ScriptedChunkSource: BodyChunkSource {
+    private let chunks: Mutex<[[UInt8]]>
+    private let cancelled = Atomic<Bool>(false)
+
+    init(_ chunks: [[UInt8]]) {
+        self.chunks = Mutex(chunks)
+    }
+
+    /// Whether the engine told the source to stop.
+    var wasCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    func nextChunk(_ completion: @escaping @Sendable (Result<[UInt8]?, EngineError>) -> Void) {
+        let next = chunks.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        completion(.success(next))
+    }
+
+    func cancel() {
+        cancelled.store(true, ordering: .releasing)
+    }
+}
+
+// MARK: - Builders
+
+/// Engine-level test utilities.
+enum EngineTest {
+    /// One loop, six connections per host, a minute of idle keep-alive: the brief's engine.
+    static func makeEngine() throws -> HTTPClientEngine {
+        try HTTPClientEngine(loopCount: 1, maxConnectionsPerHost: 6, idleTimeout: .seconds(60))
+    }
+
+    /// A request to `server`, with the Host the engine derives from it.
+    static func request(
+        _ server: ScriptedServer, method: HTTPRequest.Method = .get, target: String = "/",
+        fields: HTTPFields = [:], body: ExchangeBody = .none
+    ) -> ExchangeRequest {
+        ExchangeRequest(
+            key: PoolKey(scheme: "http", host: "127.0.0.1", port: server.port),
+            head: RequestHead(method: method, target: target, host: "127.0.0.1:\(server.port)", headerFields: fields),
+            body: body)
+    }
+
+    /// Runs `request` and waits (at most 5 s) for it to end.
+    @discardableResult
+    static func run(
+        _ engine: HTTPClientEngine, _ request: ExchangeRequest, delegate: CollectingDelegate = CollectingDelegate()
+    ) -> CollectingDelegate {
+        _ = engine.execute(request, delegate: delegate)
+        _ = delegate.wait()
+        return delegate
+    }
+
+    /// The UTF-8 bytes of `text`.
+    static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    /// A raw response: status line, `fields` (each `Name: value`), the empty line, `body`.
+    static func response(status: String = "200 OK", _ fields: [String], body: String = "") -> String {
+        var text = "HTTP/1.1 \(status)\r\n"
+        for field in fields { text += field + "\r\n" }
+        return text + "\r\n" + body
+    }
+
+    /// A keep-alive `200 OK` with a Content-Length body.
+    static func ok(_ body: String) -> String {
+        response(["Content-Length: \(body.utf8.count)"], body: body)
+    }
+}
+
+extension HTTPField.Name {
+    /// A field name for tests; traps only on a typo in the test itself.
+    static func test(_ name: String) -> HTTPField.Name {
+        guard let parsed = HTTPField.Name(name) else { preconditionFailure("bad test field name \(name)") }
+        return parsed
+    }
+}

@@ -180,10 +180,31 @@ final class Exchange {
         }
     }
 
+    /// Encoded bytes handed to the decoder between two looks at the consumer's demand. A pause
+    /// is honoured within one such slice, so a paused consumer receives at most that slice's
+    /// decoded bytes (bounded by `decodeSliceSize × maxExpansionRatio`), never a whole read's.
+    static let decodeSliceSize = 4 * 1024
+
     /// Body bytes arrived, as framed on the wire (not yet decoded).
-    func receivedBody(_ bytes: UnsafeRawBufferPointer) throws(EngineError) -> BodyDemand {
-        metrics.responseBodyBytes += Int64(bytes.count)
-        guard let decoder else { return try deliver(bytes) }
+    /// - Returns: The consumer's demand, and how many of `bytes` were used: all of them unless
+    ///   the consumer paused while they were being decoded; the rest must be offered again.
+    func receivedBody(_ bytes: UnsafeRawBufferPointer) throws(EngineError) -> (demand: BodyDemand, consumed: Int) {
+        guard let decoder else {
+            metrics.responseBodyBytes += Int64(bytes.count)
+            return (try deliver(bytes), bytes.count)
+        }
+        var consumed = 0
+        var demand = BodyDemand.more
+        while consumed < bytes.count, case .more = demand {
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[consumed..<min(bytes.count, consumed + Self.decodeSliceSize)])
+            demand = try decode(slice, with: decoder)
+            consumed += slice.count
+            metrics.responseBodyBytes += Int64(slice.count)
+        }
+        return (demand, consumed)
+    }
+
+    private func decode(_ bytes: UnsafeRawBufferPointer, with decoder: ContentDecoder) throws(EngineError) -> BodyDemand {
         var demand = BodyDemand.more
         var limitError: EngineError?
         do throws(ContentDecodingError) {

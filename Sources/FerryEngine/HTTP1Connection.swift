@@ -20,8 +20,11 @@ final class HTTP1Connection: IOHandler {
     private var machine = HTTP1ConnectionStateMachine()
     private var parser: ResponseParser
     private let readBuffer: UnsafeMutableRawBufferPointer
-    /// Parsed-but-undelivered bytes kept while the consumer asked to pause.
+    /// Unparsed bytes of the read buffer kept while the consumer asked to pause.
     private var pending: Range<Int>?
+    /// Body bytes already parsed but not yet taken by the exchange (it paused mid-slice while
+    /// decoding); offered again before ``pending`` on resume.
+    private var pendingBody: Range<Int>?
     private var readingPaused = false
     private var exchange: Exchange?
     private var outbound = OutboundQueue()
@@ -91,6 +94,10 @@ final class HTTP1Connection: IOHandler {
         guard readingPaused, !isClosed else { return }
         readingPaused = false
         lastActivity = .now()
+        if let body = pendingBody, let exchange {
+            pendingBody = nil
+            guard deliverBody(body, of: exchange) else { return }
+        }
         if let range = pending {
             pending = nil
             process(range)
@@ -220,18 +227,11 @@ final class HTTP1Connection: IOHandler {
                 }
                 run(machine.responseHeadReceived(keepAlive: head.keepAlive))
             case .body(let bodyRange):
-                let demand: BodyDemand
-                do throws(EngineError) {
-                    demand = try exchange.receivedBody(UnsafeRawBufferPointer(rebasing: input[bodyRange]))
-                } catch {
-                    return run(machine.exchangeFailed(error))
-                }
-                if case .pause = demand {
-                    readingPaused = true
-                    setInterest(interest.subtracting(.read))
+                let absolute = (range.lowerBound + bodyRange.lowerBound)..<(range.lowerBound + bodyRange.upperBound)
+                guard deliverBody(absolute, of: exchange) else {
                     // Kept even when empty: the parser may still owe the end of the message,
                     // which it reports on the next parse call (after the consumer resumes).
-                    pending = (range.lowerBound + index)..<range.upperBound
+                    if !isClosed { pending = (range.lowerBound + index)..<range.upperBound }
                     return
                 }
             case .end(let trailers):
@@ -246,6 +246,24 @@ final class HTTP1Connection: IOHandler {
                 return
             }
         }
+    }
+
+    /// Hands body bytes (a range of the read buffer) to the exchange.
+    /// - Returns: `false` when the exchange failed or the consumer paused; on a pause the bytes
+    ///   it did not take are kept in ``pendingBody`` and offered again on resume.
+    private func deliverBody(_ range: Range<Int>, of exchange: Exchange) -> Bool {
+        let result: (demand: BodyDemand, consumed: Int)
+        do throws(EngineError) {
+            result = try exchange.receivedBody(UnsafeRawBufferPointer(rebasing: readBuffer[range]))
+        } catch {
+            run(machine.exchangeFailed(error))
+            return false
+        }
+        guard case .pause = result.demand else { return true }
+        readingPaused = true
+        setInterest(interest.subtracting(.read))
+        if result.consumed < range.count { pendingBody = (range.lowerBound + result.consumed)..<range.upperBound }
+        return false
     }
 
     private func endOfInput() {

@@ -9,6 +9,18 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The phase an exchange was in when it failed.
     package enum Phase: String, Sendable, Equatable {
         case resolving, connecting, sendingRequest, awaitingResponse, receivingHead, receivingBody
+
+        /// The phase in words, for error sentences.
+        package var text: String {
+            switch self {
+            case .resolving: return "resolving the host"
+            case .connecting: return "connecting"
+            case .sendingRequest: return "sending the request"
+            case .awaitingResponse: return "waiting for the response"
+            case .receivingHead: return "receiving the response head"
+            case .receivingBody: return "receiving the response body"
+            }
+        }
     }
 
     /// What happened.
@@ -73,10 +85,10 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
             return "Failed to connect to \(host) port \(port): \(error.errnoText)"
         case .connectTimedOut(let host, let port):
             return "Connection to \(host) port \(port) timed out"
-        case .idleTimedOut(let phase): return "no data for too long while \(phase.rawValue)"
-        case .totalTimedOut(let phase): return "operation timed out while \(phase.rawValue)"
+        case .idleTimedOut(let phase): return "no data for too long while \(phase.text)"
+        case .totalTimedOut(let phase): return "operation timed out while \(phase.text)"
         case .sendFailed(let error): return "failed sending request: \(error)"
-        case .receiveFailed(let error, let phase): return "failure while \(phase.rawValue): \(error)"
+        case .receiveFailed(let error, let phase): return "failure while \(phase.text): \(error)"
         case .emptyReply: return "Empty reply from server"
         case .parse(let error): return "malformed response: \(error)"
         case .partialBody(let received, let expected):

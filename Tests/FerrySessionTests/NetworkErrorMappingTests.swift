@@ -34,7 +34,7 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
         MappingRow(.unsupportedScheme("gopher"), .unsupportedURL, nil, "gopher"),
         MappingRow(
             .invalidRequest(RequestEncodingError(.invalidFieldValue, detail: "X-Evil")),
-            .invalidRequest, "RequestEncodingError", "invalidFieldValue: X-Evil"
+            .invalidRequest, "RequestEncodingError", "header value with CR, LF, NUL or another control byte: X-Evil"
         ),
         MappingRow(
             .hostNotFound(DNSError(host: "nowhere.invalid", code: EAI_NONAME)),
@@ -49,8 +49,8 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
             .cannotConnectToHost, "SystemError", "Failed to connect to 127.0.0.1 port 9: Connection refused"
         ),
         MappingRow(.connectTimedOut(host: "10.255.255.1", port: 81), .timedOut, nil, "10.255.255.1 port 81"),
-        MappingRow(.idleTimedOut(.receivingBody), .timedOut, nil, "receivingBody"),
-        MappingRow(.totalTimedOut(.awaitingResponse), .timedOut, nil, "awaitingResponse"),
+        MappingRow(.idleTimedOut(.receivingBody), .timedOut, nil, "while receiving the response body"),
+        MappingRow(.totalTimedOut(.awaitingResponse), .timedOut, nil, "while waiting for the response"),
         MappingRow(
             .sendFailed(SystemError(errno: EPIPE, syscall: "sendmsg")),
             .networkConnectionLost, "SystemError", "Broken pipe"
@@ -62,17 +62,17 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
         MappingRow(.emptyReply, .zeroByteResource, nil, "Empty reply from server"),
         MappingRow(
             .parse(HTTPParseError(.invalidChunkSize, offset: 57)),
-            .cannotParseResponse, "HTTPParseError", "invalidChunkSize at byte 57"
+            .cannotParseResponse, "HTTPParseError", "invalid chunk size at byte 57"
         ),
         MappingRow(.partialBody(received: 10, expected: 100), .networkConnectionLost, nil, "90 bytes remaining"),
         MappingRow(.partialBody(received: 10, expected: nil), .networkConnectionLost, nil, "10 bytes read"),
         MappingRow(
             .decoding(ContentDecodingError(.corruptData, encoding: "gzip", detail: "incorrect header check")),
-            .cannotDecodeContentData, "ContentDecodingError", "corruptData in gzip: incorrect header check"
+            .cannotDecodeContentData, "ContentDecodingError", "corrupt compressed data in gzip: incorrect header check"
         ),
         MappingRow(
             .decoding(ContentDecodingError(.expansionRatioExceeded, encoding: "gzip")),
-            .cannotDecodeContentData, "ContentDecodingError", "expansionRatioExceeded"
+            .cannotDecodeContentData, "ContentDecodingError", "expands too much"
         ),
         MappingRow(.bodyTooLarge(limit: 1_048_576), .dataLengthExceedsMaximum, nil, "1048576 bytes"),
         MappingRow(

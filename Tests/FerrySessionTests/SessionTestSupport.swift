@@ -94,47 +94,6 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
-/// Runs `body`, but gives up after `limit` seconds (cancelling it) and returns `nil`, so a
-/// test that exposes a hang fails instead of stalling the suite. A body that ignores
-/// cancellation is left behind rather than awaited.
-func withTimeLimit<T: Sendable>(
-    seconds limit: Double, _ body: @escaping @Sendable () async throws -> T
-) async throws -> T? {
-    let work = Task { try await body() }
-    let outcome: Result<T, any Error>? = await withCheckedContinuation { continuation in
-        let once = ResumeOnce(continuation)
-        Task {
-            do {
-                once.resume(.success(try await work.value))
-            } catch {
-                once.resume(.failure(error))
-            }
-        }
-        Task {
-            try? await Task.sleep(for: .milliseconds(Int(limit * 1000)))
-            once.resume(nil)
-        }
-    }
-    guard let outcome else {
-        work.cancel()
-        return nil
-    }
-    return try outcome.get()
-}
-
-/// Resumes a continuation at most once, from whichever racer comes first.
-private final class ResumeOnce<Value: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
-
-    init(_ continuation: CheckedContinuation<Value, Never>) {
-        self.continuation = Mutex(continuation)
-    }
-
-    func resume(_ value: Value) {
-        continuation.withLock { $0.take() }?.resume(returning: value)
-    }
-}
-
 // MARK: - Recording delegate
 
 /// Records every delegate call in order, with whether it ran on the expected queue.

@@ -5,20 +5,20 @@ import Testing
 
 /// ScriptedServer replays scripts exactly and is always bounded.
 @Suite struct ScriptedServerTests {
-    @Test func replySendsExactBytesAndCloses() throws {
+    @Test func replySendsExactBytesAndCloses() async throws {
         let raw = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Odd:  spaced \r\n\r\nhello"
         let server = try ScriptedServer(scripts: [.reply(raw)])
         defer { server.shutdown() }
         let received = try RawHTTPClient.exchange(port: server.port, request: "GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(received == Array(raw.utf8))
-        #expect(server.waitForFinishedConnections(1))
+        #expect(await server.waitForFinishedConnections(1))
         #expect(server.acceptedConnections == 1)
         #expect(server.receivedBytes(connection: 0) == Array("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         #expect(server.receivedRequestHeads(connection: 0).first?.startLine == "GET /a HTTP/1.1")
         #expect(server.mismatches.isEmpty)
     }
 
-    @Test func readsContentLengthAndChunkedBodiesThenChecksRequestLines() throws {
+    @Test func readsContentLengthAndChunkedBodiesThenChecksRequestLines() async throws {
         let server = try ScriptedServer(scripts: [[
             .readRequest, .expectRequestLine(prefix: "POST /one"), .send("A"),
             .readRequest, .expectRequestLine(prefix: "PUT /two"), .send("B"),
@@ -31,24 +31,24 @@ import Testing
         try client.send("2\r\nxy\r\n1;ext=1\r\nz\r\n0\r\nT: 1\r\n\r\n")
         try client.send("GET /three HTTP/1.1\r\n\r\n")
         #expect(try client.readUntilClose() == Array("AB".utf8))
-        #expect(server.waitForFinishedConnections(1))
+        #expect(await server.waitForFinishedConnections(1))
         #expect(server.receivedRequestHeads(connection: 0).map(\.startLine)
             == ["POST /one HTTP/1.1", "PUT /two HTTP/1.1", "GET /three HTTP/1.1"])
         #expect(server.mismatches.count == 1)
         #expect(server.mismatches.first?.contains("GET /three") == true)
     }
 
-    @Test func resetIsSeenAsConnectionReset() throws {
+    @Test func resetIsSeenAsConnectionReset() async throws {
         let server = try ScriptedServer(scripts: [[.readRequest, .send("HTTP/1.1 200 OK\r\n"), .reset]])
         defer { server.shutdown() }
         let client = try RawHTTPClient(port: server.port)
         try client.send("GET / HTTP/1.1\r\n\r\n")
-        #expect(server.waitForFinishedConnections(1))
+        #expect(await server.waitForFinishedConnections(1))
         // The RST may arrive before or after the partial head is read; either way reading ends in an error.
         #expect(throws: TestServerError.self) { _ = try client.readUntilClose() }
     }
 
-    @Test func sendSlowlyDripsAndShutdownWriteSendsFIN() throws {
+    @Test func sendSlowlyDripsAndShutdownWriteSendsFIN() async throws {
         let server = try ScriptedServer(scripts: [[
             .readRequest, .sendSlowly("abcdef", chunk: 2, interval: .milliseconds(20)), .shutdownWrite,
             .readBytes(3), .close,
@@ -60,22 +60,22 @@ import Testing
         #expect(try client.readUntilClose() == Array("abcdef".utf8))
         #expect(ContinuousClock.now - start >= .milliseconds(35))
         try client.send("xyz")
-        #expect(server.waitForFinishedConnections(1))
+        #expect(await server.waitForFinishedConnections(1))
         #expect(server.receivedBytes(connection: 0).suffix(3) == Array("xyz".utf8))
         #expect(server.mismatches.isEmpty)
     }
 
-    @Test func stallEndsWhenTheClientCloses() throws {
+    @Test func stallEndsWhenTheClientCloses() async throws {
         let server = try ScriptedServer(scripts: [[.readRequest, .stallUntilClosed, .send("late")]])
         defer { server.shutdown() }
         let client = try RawHTTPClient(port: server.port)
         try client.send("GET / HTTP/1.1\r\n\r\n")
         #expect(!client.serverClosed(within: .milliseconds(100)))
         client.close()
-        #expect(server.waitForFinishedConnections(1))
+        #expect(await server.waitForFinishedConnections(1))
     }
 
-    @Test func shutdownUnblocksAStallQuickly() throws {
+    @Test func shutdownUnblocksAStallQuickly() async throws {
         let server = try ScriptedServer(scripts: [[.readRequest, .stallUntilClosed]])
         let client = try RawHTTPClient(port: server.port)
         try client.send("GET / HTTP/1.1\r\n\r\n")
@@ -88,17 +88,17 @@ import Testing
         #expect(server.mismatches.isEmpty)
     }
 
-    @Test func readTimeoutIsRecordedAsAMismatch() throws {
+    @Test func readTimeoutIsRecordedAsAMismatch() async throws {
         let server = try ScriptedServer(scripts: [[.readRequest]], ioTimeout: .milliseconds(100))
         defer { server.shutdown() }
         let client = try RawHTTPClient(port: server.port)
         try client.send("GET / HTTP/1.1\r\n")  // head never completes
-        #expect(server.waitForFinishedConnections(1))
+        #expect(await server.waitForFinishedConnections(1))
         #expect(server.mismatches.first?.contains("timedOut") == true)
         client.close()
     }
 
-    @Test func extraConnectionsAreClosedOrRepeatTheLastScript() throws {
+    @Test func extraConnectionsAreClosedOrRepeatTheLastScript() async throws {
         let closing = try ScriptedServer(scripts: [.reply("HTTP/1.1 204 No Content\r\n\r\n")])
         defer { closing.shutdown() }
         _ = try RawHTTPClient.exchange(port: closing.port, request: "GET / HTTP/1.1\r\n\r\n")
@@ -115,11 +115,11 @@ import Testing
         }
     }
 
-    @Test func refusesNonLoopbackHosts() {
+    @Test func refusesNonLoopbackHosts() async {
         #expect(throws: TestServerError.self) { _ = try ScriptedServer(host: "0.0.0.0", scripts: []) }
     }
 
-    @Test func shutdownCutsASleepOrDripShort() throws {
+    @Test func shutdownCutsASleepOrDripShort() async throws {
         let server = try ScriptedServer(scripts: [[
             .readRequest, .sendSlowly("abc", chunk: 1, interval: .seconds(30)), .sleep(.seconds(30)),
         ]])
@@ -132,7 +132,7 @@ import Testing
         #expect(server.finishedConnections == 1)
     }
 
-    @Test func expectRequestLineReadsARequestWhenNoneWasRead() throws {
+    @Test func expectRequestLineReadsARequestWhenNoneWasRead() async throws {
         let server = try ScriptedServer(scripts: [[
             .expectRequestLine(prefix: "DELETE /x "), .readBytes(4), .send("ok"), .close,
         ]])
@@ -141,12 +141,12 @@ import Testing
         defer { client.close() }
         try client.send("DELETE /x HTTP/1.1\r\nHost: h\r\n\r\nraw!")
         #expect(try client.readUntilClose() == Array("ok".utf8))
-        #expect(server.waitForFinishedConnections(1))
+        #expect(await server.waitForFinishedConnections(1))
         #expect(server.mismatches.isEmpty)
         #expect(server.receivedRequestHeads(connection: 0).first?.value(of: "host") == "h")
     }
 
-    @Test func replyCanKeepTheConnectionOpenUntilTheClientCloses() throws {
+    @Test func replyCanKeepTheConnectionOpenUntilTheClientCloses() async throws {
         let raw = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"
         let server = try ScriptedServer(scripts: [.reply(raw, closeAfter: false)])
         defer { server.shutdown() }
@@ -155,6 +155,6 @@ import Testing
         #expect(try client.readResponse().text == "hi")
         #expect(!client.serverClosed(within: .milliseconds(50)))
         client.close()
-        #expect(server.waitForFinishedConnections(1))
+        #expect(await server.waitForFinishedConnections(1))
     }
 }

@@ -87,9 +87,9 @@ struct EndToEndConnectionTests {
     }
 
     @Test func parallelRunExitsWithTheFailureAndStillFetchesTheRest() async throws {
-        let closed = try ScriptedServer(scripts: [])
-        let deadURL = closed.baseURLString + "/"
-        closed.shutdown()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let deadURL = refusing.url()
         try await HTTPBinServer.withServer { server in
             let good = (1...3).map { server.url("/bytes/\($0)").absoluteString }
             let result = try await FerryProcess.run(["-sS", "-Z", "-w", "%{http_code}\\n"] + outputs(4) + good + [deadURL])
@@ -126,9 +126,9 @@ struct EndToEndConnectionTests {
 
     @Test func failedTransferLeavesNoOutputFile() async throws {
         let directory = try TemporaryDirectory()
-        let closed = try ScriptedServer(scripts: [])
-        let url = closed.baseURLString + "/"
-        closed.shutdown()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let url = refusing.url()
         let result = try await FerryProcess.run("-sS", "-o", directory.path("never"), url)
         #expect(result.status == 7)
         #expect(directory.contents("never") == nil)

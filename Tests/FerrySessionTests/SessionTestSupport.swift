@@ -50,26 +50,6 @@ enum SessionTest {
         stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
     }
 
-    /// A TCP port on 127.0.0.1 that nobody listens on: bound (so the kernel picked it), then closed.
-    static func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(bound == 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        try #require(named == 0)
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 /// Runs `body` and returns the ``NetworkError`` it threw, or `nil` when it succeeded (any

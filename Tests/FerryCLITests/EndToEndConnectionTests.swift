@@ -169,10 +169,20 @@ struct EndToEndConnectionTests {
             let errors = Pipe()
             process.standardError = errors
             process.standardInput = FileHandle.nullDevice
-            try process.run()
+            // Wait for the exit through terminationHandler: waitUntilExit() would park a
+            // cooperative-pool thread for the child's whole run.
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                process.terminationHandler = { _ in continuation.resume() }
+                do {
+                    try process.run()
+                } catch {
+                    process.terminationHandler = nil
+                    continuation.resume(throwing: error)
+                }
+            }
             try pipe.fileHandleForWriting.close()
+            // The child has exited and its end of the pipe is closed: this read returns at once.
             let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
             #expect(process.terminationReason == .exit)
             #expect(process.terminationStatus == 23)
             #expect(stderr == "ferry: (23) Failure writing output to destination\n")

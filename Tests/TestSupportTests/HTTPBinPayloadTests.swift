@@ -7,23 +7,23 @@ import Testing
 @Suite struct HTTPBinPayloadTests {
     @Test func bytesAreTheExactPattern() async throws {
         try await HTTPBinServer.withServer { server in
-            let response = try HTTPBinTest.fetch(server, "/bytes/1000")
+            let response = try await HTTPBinTest.fetch(server, "/bytes/1000")
             #expect(response.header("Content-Length") == "1000")
             #expect(response.chunkSizes == nil)
             #expect(response.body == TestBytes.pattern(count: 1000))
-            #expect(try HTTPBinTest.fetch(server, "/bytes/0").body.isEmpty)
-            #expect(try HTTPBinTest.fetch(server, "/bytes/-1").status == 400)
+            #expect(try await HTTPBinTest.fetch(server, "/bytes/0").body.isEmpty)
+            #expect(try await HTTPBinTest.fetch(server, "/bytes/-1").status == 400)
         }
     }
 
     @Test func streamBytesAndChunkedUseChunkFraming() async throws {
         try await HTTPBinServer.withServer { server in
-            let streamed = try HTTPBinTest.fetch(server, "/stream-bytes/1000?chunk_size=300")
+            let streamed = try await HTTPBinTest.fetch(server, "/stream-bytes/1000?chunk_size=300")
             #expect(streamed.header("Transfer-Encoding") == "chunked")
             #expect(streamed.header("Content-Length") == nil)
             #expect(streamed.chunkSizes == [300, 300, 300, 100])
             #expect(streamed.body == TestBytes.pattern(count: 1000))
-            let chunked = try HTTPBinTest.fetch(server, "/chunked?n=3&size=5")
+            let chunked = try await HTTPBinTest.fetch(server, "/chunked?n=3&size=5")
             #expect(chunked.chunkSizes == [5, 5, 5])
             #expect(chunked.body == TestBytes.pattern(count: 15))
         }
@@ -32,7 +32,7 @@ import Testing
     @Test func largeBodyStreamsWithBackpressure() async throws {
         try await HTTPBinServer.withServer { server in
             let size = 10 * 1024 * 1024
-            let response = try HTTPBinTest.fetch(server, "/large/\(size)")
+            let response = try await HTTPBinTest.fetch(server, "/large/\(size)")
             #expect(response.header("Content-Length") == String(size))
             #expect(response.body.count == size)
             #expect(response.body == TestBytes.pattern(count: size))
@@ -41,7 +41,7 @@ import Testing
 
     @Test func noLengthBodyEndsAtClose() async throws {
         try await HTTPBinServer.withServer { server in
-            let response = try HTTPBinTest.fetch(server, "/no-length?size=5000")
+            let response = try await HTTPBinTest.fetch(server, "/no-length?size=5000")
             #expect(response.header("Content-Length") == nil && response.header("Transfer-Encoding") == nil)
             #expect(response.header("Connection") == "close")
             #expect(response.body == TestBytes.pattern(count: 5000))
@@ -50,23 +50,23 @@ import Testing
 
     @Test func rangeRequests() async throws {
         try await HTTPBinServer.withServer { server in
-            let partial = try HTTPBinTest.fetch(server, "/range/1000", headers: [("Range", "bytes=10-19")])
+            let partial = try await HTTPBinTest.fetch(server, "/range/1000", headers: [("Range", "bytes=10-19")])
             #expect(partial.status == 206)
             #expect(partial.header("Content-Range") == "bytes 10-19/1000")
             #expect(partial.body == TestBytes.pattern(from: 10, count: 10))
-            let open = try HTTPBinTest.fetch(server, "/range/1000", headers: [("Range", "bytes=990-")])
+            let open = try await HTTPBinTest.fetch(server, "/range/1000", headers: [("Range", "bytes=990-")])
             #expect(open.status == 206 && open.body == TestBytes.pattern(from: 990, count: 10))
-            let suffix = try HTTPBinTest.fetch(server, "/range/1000", headers: [("Range", "bytes=-5")])
+            let suffix = try await HTTPBinTest.fetch(server, "/range/1000", headers: [("Range", "bytes=-5")])
             #expect(suffix.header("Content-Range") == "bytes 995-999/1000")
-            let matching = try HTTPBinTest.fetch(
+            let matching = try await HTTPBinTest.fetch(
                 server, "/range/1000", headers: [("Range", "bytes=500-"), ("If-Range", "\"range-1000\"")])
             #expect(matching.status == 206 && matching.body.count == 500)
-            let stale = try HTTPBinTest.fetch(
+            let stale = try await HTTPBinTest.fetch(
                 server, "/range/1000", headers: [("Range", "bytes=500-"), ("If-Range", "\"old\"")])
             #expect(stale.status == 200 && stale.body == TestBytes.pattern(count: 1000))
-            let beyond = try HTTPBinTest.fetch(server, "/range/1000", headers: [("Range", "bytes=1000-")])
+            let beyond = try await HTTPBinTest.fetch(server, "/range/1000", headers: [("Range", "bytes=1000-")])
             #expect(beyond.status == 416 && beyond.header("Content-Range") == "bytes */1000")
-            let plain = try HTTPBinTest.fetch(server, "/range/100")
+            let plain = try await HTTPBinTest.fetch(server, "/range/100")
             #expect(plain.status == 200 && plain.header("Accept-Ranges") == "bytes" && plain.body.count == 100)
         }
     }
@@ -83,16 +83,16 @@ import Testing
 
     @Test func compressedRoutesDecodeWithZlib() async throws {
         try await HTTPBinServer.withServer { server in
-            let gzip = try HTTPBinTest.fetch(server, "/gzip")
+            let gzip = try await HTTPBinTest.fetch(server, "/gzip")
             #expect(gzip.header("Content-Encoding") == "gzip")
             #expect(try HTTPBinTest.json(Zlib.decompress(gzip.body, format: .gzip))["gzipped"] as? Bool == true)
-            let deflate = try HTTPBinTest.fetch(server, "/deflate")
+            let deflate = try await HTTPBinTest.fetch(server, "/deflate")
             #expect(deflate.header("Content-Encoding") == "deflate")
             #expect(try HTTPBinTest.json(Zlib.decompress(deflate.body, format: .zlib))["deflated"] as? Bool == true)
             #expect(throws: ZlibError.self) { _ = try Zlib.decompress(deflate.body, format: .raw) }
-            let raw = try HTTPBinTest.fetch(server, "/deflate-raw")
+            let raw = try await HTTPBinTest.fetch(server, "/deflate-raw")
             #expect(try HTTPBinTest.json(Zlib.decompress(raw.body, format: .raw))["method"] as? String == "GET")
-            let bytes = try HTTPBinTest.fetch(server, "/gzip-bytes/100000")
+            let bytes = try await HTTPBinTest.fetch(server, "/gzip-bytes/100000")
             #expect(try Zlib.decompress(bytes.body, format: .gzip) == TestBytes.pattern(count: 100_000))
         }
     }
@@ -100,7 +100,7 @@ import Testing
     @Test func gzipBombIsTinyOnTheWire() async throws {
         try await HTTPBinServer.withServer { server in
             let size = 8 * 1024 * 1024
-            let bomb = try HTTPBinTest.fetch(server, "/gzip-bomb?size=\(size)")
+            let bomb = try await HTTPBinTest.fetch(server, "/gzip-bomb?size=\(size)")
             #expect(bomb.body.count < size / 500)
             let decoded = try Zlib.decompress(bomb.body, format: .gzip)
             #expect(decoded.count == size && decoded.allSatisfy { $0 == 0 })
@@ -112,17 +112,17 @@ import Testing
     @Test func delayAnswersLater() async throws {
         try await HTTPBinServer.withServer { server in
             let start = ContinuousClock.now
-            let response = try HTTPBinTest.fetch(server, "/delay/0.2")
+            let response = try await HTTPBinTest.fetch(server, "/delay/0.2")
             #expect(ContinuousClock.now - start >= .milliseconds(190))
             #expect(response.status == 200)
-            #expect(try HTTPBinTest.fetch(server, "/delay/61").status == 400)
+            #expect(try await HTTPBinTest.fetch(server, "/delay/61").status == 400)
         }
     }
 
     @Test func dripSpreadsBytesOverTime() async throws {
         try await HTTPBinServer.withServer { server in
             let start = ContinuousClock.now
-            let response = try HTTPBinTest.fetch(server, "/drip?numbytes=5&duration=0.25&delay=0.1")
+            let response = try await HTTPBinTest.fetch(server, "/drip?numbytes=5&duration=0.25&delay=0.1")
             // Head after 0.1 s, then bytes 0.05 s apart: at least 0.3 s in all (never asserted as an upper bound).
             #expect(ContinuousClock.now - start >= .milliseconds(290))
             #expect(response.header("Content-Length") == "5")
@@ -134,11 +134,11 @@ import Testing
         try await HTTPBinServer.withServer { server in
             let client = try RawHTTPClient(port: server.port)
             defer { client.close() }
-            try client.sendRequest("GET", "/drip?numbytes=3&duration=0.3&delay=0")
-            let head = try client.readInterimStatusLine()
+            try await client.sendRequest("GET", "/drip?numbytes=3&duration=0.3&delay=0")
+            let head = try await client.readInterimStatusLine()
             #expect(head.hasPrefix("HTTP/1.1 200"))
-            #expect(try client.readUntilCount(1) == [0])
-            #expect(try client.readUntilCount(2) == [1, 2])
+            #expect(try await client.readUntilCount(1) == [0])
+            #expect(try await client.readUntilCount(2) == [1, 2])
         }
     }
 

@@ -12,7 +12,7 @@ import TestSupport
 
 @Suite("Engine: edge cases on the wire")
 struct EngineEdgeCaseTests {
-    private static let stall = ScriptStep.stallUntilClosed(limit: .seconds(5))
+    private static let stall = ScriptStep.stallUntilClosed(limit: .seconds(30))
     private static let upload = [UInt8](repeating: UInt8(ascii: "u"), count: 8 * 1024 * 1024)
 
     // MARK: - Uploads

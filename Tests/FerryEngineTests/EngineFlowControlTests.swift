@@ -38,7 +38,7 @@ func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async 
 
 @Suite("Engine: cancellation and backpressure")
 struct EngineFlowControlTests {
-    private static let stall = ScriptStep.stallUntilClosed(limit: .seconds(5))
+    private static let stall = ScriptStep.stallUntilClosed(limit: .seconds(30))
 
     // MARK: - Cancellation
 

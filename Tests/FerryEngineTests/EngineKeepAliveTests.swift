@@ -16,7 +16,7 @@ import TestSupport
 
 @Suite("Engine: keep-alive, reuse and retry")
 struct EngineKeepAliveTests {
-    private static let stall = ScriptStep.stallUntilClosed(limit: .seconds(5))
+    private static let stall = ScriptStep.stallUntilClosed(limit: .seconds(30))
 
     /// Runs `count` GETs one after another on one engine; returns their delegates.
     private func sequential(

@@ -167,7 +167,7 @@ struct EngineMalformedReplyTests {
     @Test("a chunked response with trailers dripped one byte at a time arrives exactly as sent whole")
     func drippedResponse() async throws {
         let raw = EngineTest.response(["Transfer-Encoding: chunked", "X-Head: h"]) + "4;ext=1\r\nabcd\r\n2\r\nef\r\n0\r\nX-Tail: t\r\n\r\n"
-        let delegate = try await runAgainstScript([.readRequest, .sendSlowly(raw, chunk: 1, interval: .milliseconds(1)), .stallUntilClosed(limit: .seconds(5))])
+        let delegate = try await runAgainstScript([.readRequest, .sendSlowly(raw, chunk: 1, interval: .milliseconds(1)), .stallUntilClosed(limit: .seconds(30))])
         #expect(delegate.record.endings == [.finished(trailers: [.test("X-Tail"): "t"])])
         #expect(delegate.record.heads.first?.headerFields[.test("X-Head")] == "h")
         #expect(delegate.record.body == EngineTest.bytes("abcdef"))

@@ -12,7 +12,7 @@ struct EngineTimeoutAndLimitTests {
     @Test("a server that stalls after the head: idleTimedOut while receiving the body")
     func idleTimeoutAfterHead() async throws {
         let delegate = try await runAgainstScript([
-            .readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nab"), .stallUntilClosed(limit: .seconds(5)),
+            .readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nab"), .stallUntilClosed(limit: .seconds(30)),
         ]) { $0.idleTimeout = .milliseconds(300) }
         #expect(delegate.error?.kind == .idleTimedOut(.receivingBody))
         #expect(delegate.record.body == EngineTest.bytes("ab"))
@@ -20,7 +20,7 @@ struct EngineTimeoutAndLimitTests {
 
     @Test("a server that never answers: idleTimedOut while awaiting the response")
     func idleTimeoutBeforeResponse() async throws {
-        let delegate = try await runAgainstScript([.readRequest, .stallUntilClosed(limit: .seconds(5))]) {
+        let delegate = try await runAgainstScript([.readRequest, .stallUntilClosed(limit: .seconds(30))]) {
             $0.idleTimeout = .milliseconds(300)
         }
         #expect(delegate.error?.kind == .idleTimedOut(.awaitingResponse))
@@ -28,21 +28,24 @@ struct EngineTimeoutAndLimitTests {
 
     @Test("a body dripped steadily, each byte within the idle timeout: totalTimedOut")
     func totalTimeoutWhileDripping() async throws {
-        let body = String(repeating: "d", count: 100)
+        // 600 bytes, one per 50 ms: the drip lasts 30 s, far longer than any stall of a loaded
+        // machine, so the total timeout always fires first; the idle timeout is 40 intervals.
+        let body = String(repeating: "d", count: 600)
         let clock = ContinuousClock()
         let start = clock.now
         let delegate = try await runAgainstScript([
-            .readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"),
+            .readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 600\r\n\r\n"),
             .sendSlowly(body, chunk: 1, interval: .milliseconds(50)),
         ]) {
-            $0.idleTimeout = .milliseconds(400)
-            $0.totalTimeout = .milliseconds(800)
+            $0.idleTimeout = .seconds(2)
+            $0.totalTimeout = .seconds(3)
         }
         #expect(delegate.error?.kind == .totalTimedOut(.receivingBody))
         // Progress was real: some bytes arrived, and not all of them.
         #expect(!delegate.record.body.isEmpty)
-        #expect(delegate.record.body.count < 100)
-        #expect(clock.now - start < .seconds(4))
+        #expect(delegate.record.body.count < 600)
+        // Ended by the timeout, long before the server would have finished.
+        #expect(clock.now - start < .seconds(25))
     }
 
     // MARK: - Interim responses
@@ -60,7 +63,7 @@ struct EngineTimeoutAndLimitTests {
         let delegate = try await runAgainstScript([
             .readRequest, .send("HTTP/1.1 100 Continue\r\n\r\n"), .sleep(.milliseconds(50)),
             .send("HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n"), .sleep(.milliseconds(50)),
-            .send(EngineTest.response(["Content-Length: 2", "X-Final: yes"], body: "ok")), .stallUntilClosed(limit: .seconds(5)),
+            .send(EngineTest.response(["Content-Length: 2", "X-Final: yes"], body: "ok")), .stallUntilClosed(limit: .seconds(30)),
         ])
         #expect(delegate.succeeded)
         #expect(delegate.record.heads.count == 1)

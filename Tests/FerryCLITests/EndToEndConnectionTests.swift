@@ -87,9 +87,9 @@ struct EndToEndConnectionTests {
     }
 
     @Test func parallelRunExitsWithTheFailureAndStillFetchesTheRest() async throws {
-        let closed = try ScriptedServer(scripts: [])
-        let deadURL = closed.baseURLString + "/"
-        closed.shutdown()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let deadURL = refusing.url()
         try await HTTPBinServer.withServer { server in
             let good = (1...3).map { server.url("/bytes/\($0)").absoluteString }
             let result = try await FerryProcess.run(["-sS", "-Z", "-w", "%{http_code}\\n"] + outputs(4) + good + [deadURL])
@@ -126,9 +126,9 @@ struct EndToEndConnectionTests {
 
     @Test func failedTransferLeavesNoOutputFile() async throws {
         let directory = try TemporaryDirectory()
-        let closed = try ScriptedServer(scripts: [])
-        let url = closed.baseURLString + "/"
-        closed.shutdown()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let url = refusing.url()
         let result = try await FerryProcess.run("-sS", "-o", directory.path("never"), url)
         #expect(result.status == 7)
         #expect(directory.contents("never") == nil)
@@ -160,21 +160,33 @@ struct EndToEndConnectionTests {
 
     @Test func closedStandardOutputIsTwentyThree() async throws {
         try await HTTPBinServer.withServer { server in
-            let pipe = Pipe()
-            try pipe.fileHandleForReading.close()
-            let process = Process()
-            process.executableURL = FerryProcess.binary
-            process.arguments = ["-sS", server.url("/bytes/200000").absoluteString]
-            process.standardOutput = pipe.fileHandleForWriting
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            try pipe.fileHandleForWriting.close()
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .exit)
-            #expect(process.terminationStatus == 23)
+            // Standard output is a pipe whose read end is already closed.
+            var output: [Int32] = [-1, -1]
+            var errors: [Int32] = [-1, -1]
+            try #require(pipe(&output) == 0 && pipe(&errors) == 0)
+            for fd in output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            close(output[0])
+            let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            let child: ChildProcess
+            do {
+                defer {
+                    close(devNull)
+                    close(output[1])
+                    close(errors[1])
+                }
+                child = try ChildProcess(
+                    executable: FerryProcess.binary.path, arguments: ["-sS", server.url("/bytes/200000").absoluteString],
+                    directory: nil, stdin: devNull, stdout: output[1], stderr: errors[1])
+            }
+            // Suspends until the exit; waitUntilExit() would park a cooperative-pool thread.
+            let ending = await child.ending()
+            // The child has exited and every write end is closed: this read ends at once.
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while case let count = read(errors[0], &buffer, buffer.count), count > 0 { bytes += buffer[0..<count] }
+            close(errors[0])
+            let stderr = String(decoding: bytes, as: UTF8.self)
+            #expect(ending == .exited(23))
             #expect(stderr == "ferry: (23) Failure writing output to destination\n")
         }
     }

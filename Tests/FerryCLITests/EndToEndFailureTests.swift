@@ -25,26 +25,22 @@ struct EndToEndFailureTests {
         return result
     }
 
-    /// A port nobody listens on: a scripted server's, after it shut down.
-    private func closedPort() throws -> Int {
-        let server = try ScriptedServer(scripts: [])
-        let port = server.port
-        server.shutdown()
-        return port
-    }
-
     /// A server that replies `raw` to the first request and then closes.
     private func scripted(_ steps: [ScriptStep]) throws -> ScriptedServer {
         try ScriptedServer(scripts: [ConnectionScript(steps)], ioTimeout: .seconds(5))
     }
 
     @Test func closedPortIsSeven() async throws {
-        let port = try closedPort()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let port = refusing.port
         _ = try await expectFailure(7, ["http://127.0.0.1:\(port)/"], naming: ["127.0.0.1", "port \(port)", "Connection refused"])
     }
 
     @Test func silentHidesTheLineAndShowErrorBringsItBack() async throws {
-        let url = "http://127.0.0.1:\(try closedPort())/"
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let url = refusing.url()
         let silent = try await FerryProcess.run("-s", url)
         #expect(silent.status == 7)
         #expect(silent.stderr.isEmpty)
@@ -68,7 +64,7 @@ struct EndToEndFailureTests {
 
     @Test func maxTimeIsTwentyEight() async throws {
         try await HTTPBinServer.withServer { server in
-            let result = try await expectFailure(28, ["-m", "0.5", server.url("/delay/3").absoluteString], naming: ["Operation timed out after", "milliseconds with 0 bytes received"])
+            let result = try await expectFailure(28, ["-m", "0.5", server.url("/delay/30").absoluteString], naming: ["Operation timed out after", "milliseconds with 0 bytes received"])
             #expect(result.stdout.isEmpty)
         }
     }
@@ -153,7 +149,9 @@ struct EndToEndFailureTests {
     }
 
     @Test func aFailureDoesNotStopTheNextURL() async throws {
-        let port = try closedPort()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let port = refusing.port
         try await HTTPBinServer.withServer { server in
             let result = try await FerryProcess.run(
                 "-sS", "-w", "%{http_code}\\n", "http://127.0.0.1:\(port)/", server.url("/bytes/3").absoluteString)

@@ -99,7 +99,7 @@ struct EndToEndRequestTests {
     @Test func timeoutInsideTheBodyKeepsWhatArrived() async throws {
         try await HTTPBinServer.withServer { server in
             let result = try await FerryProcess.run(
-                "-sS", "-m", "0.8", server.url("/drip?numbytes=10&duration=4&delay=0").absoluteString)
+                "-sS", "-m", "0.8", server.url("/drip?numbytes=10&duration=30&delay=0").absoluteString)
             #expect(result.status == 28, "\(result)")
             #expect(!result.stdout.isEmpty && result.stdout.count < 10)
             #expect(result.stdout == TestBytes.pattern(count: result.stdout.count))

@@ -11,6 +11,8 @@ import Synchronization
 /// standard output and standard error), not through `FerryTool.run`, so that `main`, signal
 /// handling and process exit are covered too. Output goes to temporary files rather than
 /// pipes: a large body can never dead-lock the child against a reader that is not reading.
+/// The child is started with ``ChildProcess`` (posix_spawn), not Foundation's `Process`, and
+/// awaited without blocking a cooperative-pool thread.
 struct FerryProcess {
     /// What one run produced.
     struct Result: CustomStringConvertible {
@@ -78,30 +80,15 @@ struct FerryProcess {
             try? outHandle.close()
             try? errHandle.close()
         }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory ?? scratch.url
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = outHandle
-        process.standardError = errHandle
+        let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard devNull >= 0 else { throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno)) }
+        defer { close(devNull) }
+        let child = try ChildProcess(
+            executable: binary.path, arguments: arguments, directory: (directory ?? scratch.url).path,
+            stdin: devNull, stdout: outHandle.fileDescriptor, stderr: errHandle.fileDescriptor)
         let killed = Mutex(false)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-                return
-            }
-            let pid = process.processIdentifier
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit) {
-                guard process.isRunning else { return }
-                killed.withLock { $0 = true }
-                kill(pid, SIGKILL)
-            }
-        }
+        child.kill(after: timeLimit) { killed.withLock { $0 = true } }
+        let status = await child.ending().status
         let stdout = (try? Data(contentsOf: outURL)).map(Array.init) ?? []
         let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
         return Result(status: status, stdout: stdout, stderr: stderr, timedOut: killed.withLock { $0 })

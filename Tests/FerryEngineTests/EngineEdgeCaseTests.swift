@@ -12,13 +12,13 @@ import TestSupport
 
 @Suite("Engine: edge cases on the wire")
 struct EngineEdgeCaseTests {
-    private static let stall = ScriptStep.stallUntilClosed(limit: .seconds(5))
+    private static let stall = ScriptStep.stallUntilClosed(limit: .seconds(30))
     private static let upload = [UInt8](repeating: UInt8(ascii: "u"), count: 8 * 1024 * 1024)
 
     // MARK: - Uploads
 
     @Test("an early 413 while the body is still being written: the response is delivered, the upload stops")
-    func earlyResponseStopsUpload() throws {
+    func earlyResponseStopsUpload() async throws {
         let server = try ScriptedServer(scripts: [[
             .sleep(.milliseconds(100)),
             .send(EngineTest.response(status: "413 Content Too Large", ["Content-Length: 4", "Connection: close"], body: "nope")),
@@ -28,7 +28,7 @@ struct EngineEdgeCaseTests {
         defer { server.shutdown() }
         let engine = try EngineTest.makeEngine()
         defer { engine.shutdown() }
-        let delegate = EngineTest.run(engine, EngineTest.request(server, method: .post, body: .bytes(Self.upload)))
+        let delegate = await EngineTest.run(engine, EngineTest.request(server, method: .post, body: .bytes(Self.upload)))
         #expect(delegate.succeeded, "ended with \(delegate.record.endings)")
         #expect(delegate.record.heads.first?.status.code == 413)
         #expect(delegate.record.body == EngineTest.bytes("nope"))
@@ -36,7 +36,7 @@ struct EngineEdgeCaseTests {
     }
 
     @Test("an early keep-alive answer during an upload still retires the connection")
-    func earlyResponseConnectionNotReused() throws {
+    func earlyResponseConnectionNotReused() async throws {
         let server = try ScriptedServer(scripts: [
             // The server closes itself: the engine's FIN would queue behind unread request bytes.
             [.sleep(.milliseconds(100)), .send(EngineTest.response(status: "403 Forbidden", ["Content-Length: 0"])),
@@ -46,10 +46,10 @@ struct EngineEdgeCaseTests {
         defer { server.shutdown() }
         let engine = try EngineTest.makeEngine()
         defer { engine.shutdown() }
-        let first = EngineTest.run(engine, EngineTest.request(server, method: .post, body: .bytes(Self.upload)))
+        let first = await EngineTest.run(engine, EngineTest.request(server, method: .post, body: .bytes(Self.upload)))
         #expect(first.record.heads.first?.status.code == 403)
         #expect(first.succeeded)
-        let second = EngineTest.run(engine, EngineTest.request(server))
+        let second = await EngineTest.run(engine, EngineTest.request(server))
         #expect(second.succeeded)
         // Reusing the first connection would show as `true` first (and a retry after it).
         #expect(second.record.connections.map(\.isReused) == [false])
@@ -57,8 +57,8 @@ struct EngineEdgeCaseTests {
     }
 
     @Test("a server that reads nothing: idleTimedOut while sending the request")
-    func idleTimeoutWhileSending() throws {
-        let delegate = try runAgainstScript([Self.stall]) {
+    func idleTimeoutWhileSending() async throws {
+        let delegate = try await runAgainstScript([Self.stall]) {
             $0.head.method = .post
             $0.body = .bytes(Self.upload)
             $0.idleTimeout = .milliseconds(300)
@@ -67,7 +67,7 @@ struct EngineEdgeCaseTests {
     }
 
     @Test("a body stream that fails: requestBodyFailed, the source is cancelled, the connection closed")
-    func failingStream() throws {
+    func failingStream() async throws {
         final class FailingSource: BodyChunkSource {
             let cancelled = Atomic<Bool>(false)
             let calls = Atomic<Int>(0)
@@ -82,17 +82,17 @@ struct EngineEdgeCaseTests {
         defer { server.shutdown() }
         let engine = try EngineTest.makeEngine()
         defer { engine.shutdown() }
-        let delegate = EngineTest.run(engine, EngineTest.request(server, method: .post, body: .stream(source, length: nil)))
+        let delegate = await EngineTest.run(engine, EngineTest.request(server, method: .post, body: .stream(source, length: nil)))
         #expect(delegate.error?.kind == .requestBodyFailed("disk gone"))
         let cancelled = source.cancelled.load(ordering: .relaxed)
         #expect(cancelled)
-        #expect(server.waitForFinishedConnections(1, timeout: .seconds(5)))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(5)))
     }
 
     @Test("a body stream shorter than its announced length: requestBodyFailed")
-    func streamShorterThanLength() throws {
+    func streamShorterThanLength() async throws {
         let source = ScriptedChunkSource([Array("12345".utf8)])
-        let delegate = try runAgainstScript([Self.stall]) {
+        let delegate = try await runAgainstScript([Self.stall]) {
             $0.head.method = .put
             $0.body = .stream(source, length: 10)
         }
@@ -106,15 +106,15 @@ struct EngineEdgeCaseTests {
     // MARK: - Framing
 
     @Test("chunked trailers are delivered with the end")
-    func trailersDelivered() throws {
+    func trailersDelivered() async throws {
         let raw = EngineTest.response(["Transfer-Encoding: chunked", "Trailer: X-Sum"]) + "3\r\nabc\r\n0\r\nX-Sum: 42\r\n\r\n"
-        let delegate = try runAgainstScript(.reply(raw, closeAfter: false))
+        let delegate = try await runAgainstScript(.reply(raw, closeAfter: false))
         #expect(delegate.record.endings == [.finished(trailers: [.test("X-Sum"): "42"])])
         #expect(delegate.record.body == EngineTest.bytes("abc"))
     }
 
     @Test("Transfer-Encoding and Content-Length together: read as chunked, then the connection is retired")
-    func chunkedWithContentLength() throws {
+    func chunkedWithContentLength() async throws {
         let server = try ScriptedServer(scripts: [
             [.readRequest, .send(EngineTest.response(["Content-Length: 100", "Transfer-Encoding: chunked"]) + "3\r\nabc\r\n0\r\n\r\n"), Self.stall],
             [.readRequest, .send(EngineTest.ok("two")), Self.stall],
@@ -122,28 +122,28 @@ struct EngineEdgeCaseTests {
         defer { server.shutdown() }
         let engine = try EngineTest.makeEngine()
         defer { engine.shutdown() }
-        let first = EngineTest.run(engine, EngineTest.request(server))
+        let first = await EngineTest.run(engine, EngineTest.request(server))
         #expect(first.succeeded)
         #expect(first.record.body == EngineTest.bytes("abc"))
-        #expect(EngineTest.run(engine, EngineTest.request(server)).succeeded)
+        #expect(await EngineTest.run(engine, EngineTest.request(server)).succeeded)
         #expect(server.acceptedConnections == 2)
     }
 
     @Test("a repeated identical Content-Length is one length")
-    func repeatedIdenticalContentLength() throws {
-        let delegate = try runAgainstScript(.reply(EngineTest.response(["Content-Length: 5, 5", "Content-Length: 5"], body: "hello"), closeAfter: false))
+    func repeatedIdenticalContentLength() async throws {
+        let delegate = try await runAgainstScript(.reply(EngineTest.response(["Content-Length: 5, 5", "Content-Length: 5"], body: "hello"), closeAfter: false))
         #expect(delegate.succeeded)
         #expect(delegate.record.body == EngineTest.bytes("hello"))
     }
 
     @Test("a chunk size beyond 63 bits: chunkSizeOverflow")
-    func chunkSizeOverflow() throws {
-        let delegate = try runAgainstScript(.reply(EngineTest.response(["Transfer-Encoding: chunked"]) + "1ffffffffffffffff\r\n"))
+    func chunkSizeOverflow() async throws {
+        let delegate = try await runAgainstScript(.reply(EngineTest.response(["Transfer-Encoding: chunked"]) + "1ffffffffffffffff\r\n"))
         #expect(delegate.parseError?.kind == .chunkSizeOverflow)
     }
 
     @Test("bytes arriving later on a parked connection retire it: the next request uses a new one")
-    func lateJunkOnIdleConnection() throws {
+    func lateJunkOnIdleConnection() async throws {
         let server = try ScriptedServer(scripts: [
             [.readRequest, .send(EngineTest.ok("one")), .sleep(.milliseconds(100)), .send("HTTP/1.1 200 OK\r\n"), Self.stall],
             [.readRequest, .send(EngineTest.ok("two")), Self.stall],
@@ -151,10 +151,10 @@ struct EngineEdgeCaseTests {
         defer { server.shutdown() }
         let engine = try EngineTest.makeEngine()
         defer { engine.shutdown() }
-        #expect(EngineTest.run(engine, EngineTest.request(server)).succeeded)
+        #expect(await EngineTest.run(engine, EngineTest.request(server)).succeeded)
         // The stall of the first script ends only when the engine closes that connection.
-        #expect(server.waitForFinishedConnections(1, timeout: .seconds(5)))
-        let second = EngineTest.run(engine, EngineTest.request(server))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(5)))
+        let second = await EngineTest.run(engine, EngineTest.request(server))
         #expect(second.succeeded)
         #expect(second.record.body == EngineTest.bytes("two"))
     }
@@ -164,7 +164,7 @@ struct EngineEdgeCaseTests {
     @Test("a decoded body honours a pause: no callback between the pause and the resume",
           .disabled("engine bug: Exchange.receivedBody keeps delivering decoded pieces after the delegate paused"))
     // Also hits the lost-end bug of `pauseOnFinalChunkOfKeepAliveResponse`: the whole body is in one read.
-    func pauseHonouredWhileDecoding() throws {
+    func pauseHonouredWhileDecoding() async throws {
         // 4 MiB of the pattern compresses very well: one read of it decodes to many 64 KiB pieces.
         let plain = TestBytes.pattern(count: 4 * 1024 * 1024)
         let gzip = Zlib.compress(plain, format: .gzip, level: 9)
@@ -183,7 +183,7 @@ struct EngineEdgeCaseTests {
         var request = EngineTest.request(server)
         request.decodesContent = true
         box.set(engine.execute(request, delegate: delegate))
-        #expect(delegate.wait())
+        #expect(await delegate.wait())
         #expect(delegate.succeeded)
         #expect(TestBytes.firstMismatch(in: delegate.record.body) == nil && delegate.record.body.count == plain.count)
         #expect(!box.deliveredWhilePaused)
@@ -202,19 +202,19 @@ struct EngineEdgeCaseTests {
 
     /// Runs a GET, then `second` on the stale connection; returns its delegate. One connection
     /// per host keeps the retry from opening a surplus connection (a known engine bug).
-    private func retried(_ server: ScriptedServer, _ second: ExchangeRequest) throws -> CollectingDelegate {
+    private func retried(_ server: ScriptedServer, _ second: ExchangeRequest) async throws -> CollectingDelegate {
         let engine = try HTTPClientEngine(loopCount: 1, maxConnectionsPerHost: 1, idleTimeout: .seconds(60))
         defer { engine.shutdown() }
-        #expect(EngineTest.run(engine, EngineTest.request(server)).succeeded)
-        return EngineTest.run(engine, second)
+        #expect(await EngineTest.run(engine, EngineTest.request(server)).succeeded)
+        return await EngineTest.run(engine, second)
     }
 
     @Test("a PUT with a bytes body is retried with the whole body, byte for byte")
-    func retriedPutBytes() throws {
+    func retriedPutBytes() async throws {
         let server = try staleThenFresh()
         defer { server.shutdown() }
         let body = TestBytes.pattern(count: 300_000)
-        let delegate = try retried(server, EngineTest.request(server, method: .put, target: "/p", body: .bytes(body)))
+        let delegate = try await retried(server, EngineTest.request(server, method: .put, target: "/p", body: .bytes(body)))
         #expect(delegate.succeeded)
         #expect(delegate.record.sentHeads.count == 2)
         let head = EngineTest.bytes("PUT /p HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Length: 300000\r\n\r\n")
@@ -222,14 +222,14 @@ struct EngineEdgeCaseTests {
     }
 
     @Test("a PUT with a file body is retried from the file's first byte")
-    func retriedPutFile() throws {
+    func retriedPutFile() async throws {
         let server = try staleThenFresh()
         defer { server.shutdown() }
         let body = TestBytes.pattern(count: 200_000)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-retry-\(UUID().uuidString)").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data(body)))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let delegate = try retried(server, EngineTest.request(server, method: .put, target: "/f", body: .file(path: path)))
+        let delegate = try await retried(server, EngineTest.request(server, method: .put, target: "/f", body: .file(path: path)))
         #expect(delegate.succeeded)
         #expect(delegate.record.sentHeads.count == 2)
         let head = EngineTest.bytes("PUT /f HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Length: 200000\r\n\r\n")
@@ -237,11 +237,11 @@ struct EngineEdgeCaseTests {
     }
 
     @Test("a PUT with a streamed body is not retried: its source cannot be replayed")
-    func streamedPutNotRetried() throws {
+    func streamedPutNotRetried() async throws {
         let server = try staleThenFresh()
         defer { server.shutdown() }
         let source = ScriptedChunkSource([Array("once".utf8)])
-        let delegate = try retried(server, EngineTest.request(server, method: .put, body: .stream(source, length: nil)))
+        let delegate = try await retried(server, EngineTest.request(server, method: .put, body: .stream(source, length: nil)))
         #expect(delegate.error?.kind == .emptyReply)
         #expect(delegate.record.sentHeads.count == 1)
     }

@@ -13,14 +13,14 @@ import TestSupport
 func runAgainstScript(
     _ script: ConnectionScript, adjust: (inout ExchangeRequest) -> Void = { _ in },
     delegate: CollectingDelegate = CollectingDelegate()
-) throws -> CollectingDelegate {
+) async throws -> CollectingDelegate {
     let server = try ScriptedServer(scripts: [script])
-    defer { server.shutdown() }
     let engine = try EngineTest.makeEngine()
     var request = EngineTest.request(server, target: "/m")
     adjust(&request)
-    EngineTest.run(engine, request, delegate: delegate)
-    engine.shutdown()
+    await EngineTest.run(engine, request, delegate: delegate)
+    await EngineTest.shutdown(engine)
+    await server.shutdownGracefully()
     #expect(delegate.record.endings.count == 1, "exactly one ending: \(delegate.record.endings)")
     return delegate
 }
@@ -28,30 +28,30 @@ func runAgainstScript(
 @Suite("Engine: malformed and truncated replies")
 struct EngineMalformedReplyTests {
     @Test("closed before any byte: emptyReply")
-    func emptyReply() throws {
-        let delegate = try runAgainstScript([.readRequest, .close])
+    func emptyReply() async throws {
+        let delegate = try await runAgainstScript([.readRequest, .close])
         #expect(delegate.error?.kind == .emptyReply)
         #expect(delegate.record.heads.isEmpty)
     }
 
     @Test("closed inside the head: incompleteHead at the first missing byte")
-    func closedInHead() throws {
+    func closedInHead() async throws {
         let partial = "HTTP/1.1 200 OK\r\nContent-Le"
-        let delegate = try runAgainstScript([.readRequest, .send(partial), .close])
+        let delegate = try await runAgainstScript([.readRequest, .send(partial), .close])
         #expect(delegate.parseError?.kind == .incompleteHead)
         #expect(delegate.parseError?.offset == partial.utf8.count)
         #expect(delegate.record.heads.isEmpty)
     }
 
     @Test("closed after an interim 100 and before the final head: incompleteHead, not emptyReply")
-    func closedAfterInterim() throws {
-        let delegate = try runAgainstScript([.readRequest, .send("HTTP/1.1 100 Continue\r\n\r\n"), .close])
+    func closedAfterInterim() async throws {
+        let delegate = try await runAgainstScript([.readRequest, .send("HTTP/1.1 100 Continue\r\n\r\n"), .close])
         #expect(delegate.parseError?.kind == .incompleteHead)
     }
 
     @Test("closed inside a Content-Length body: partialBody with what arrived and what was announced")
-    func closedInContentLengthBody() throws {
-        let delegate = try runAgainstScript([
+    func closedInContentLengthBody() async throws {
+        let delegate = try await runAgainstScript([
             .readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"), .close,
         ])
         #expect(delegate.error?.kind == .partialBody(received: 3, expected: 10))
@@ -59,15 +59,15 @@ struct EngineMalformedReplyTests {
     }
 
     @Test("closed right after a Content-Length head: partialBody(0 of n)")
-    func closedBeforeContentLengthBody() throws {
-        let delegate = try runAgainstScript([.readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n"), .close])
+    func closedBeforeContentLengthBody() async throws {
+        let delegate = try await runAgainstScript([.readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n"), .close])
         #expect(delegate.error?.kind == .partialBody(received: 0, expected: 4))
         #expect(delegate.record.heads.count == 1)
     }
 
     @Test("closed inside chunk data: partialBody counting data bytes only, length unknown")
-    func closedInChunkData() throws {
-        let delegate = try runAgainstScript([
+    func closedInChunkData() async throws {
+        let delegate = try await runAgainstScript([
             .readRequest, .send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n4\r\nwo"), .close,
         ])
         #expect(delegate.error?.kind == .partialBody(received: 7, expected: nil))
@@ -75,16 +75,16 @@ struct EngineMalformedReplyTests {
     }
 
     @Test("closed before the last chunk: partialBody, not success")
-    func closedBeforeLastChunk() throws {
-        let delegate = try runAgainstScript([
+    func closedBeforeLastChunk() async throws {
+        let delegate = try await runAgainstScript([
             .readRequest, .send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n"), .close,
         ])
         #expect(delegate.error?.kind == .partialBody(received: 5, expected: nil))
     }
 
     @Test("reset inside the body: receiveFailed with ECONNRESET while receiving the body")
-    func resetMidBody() throws {
-        let delegate = try runAgainstScript([
+    func resetMidBody() async throws {
+        let delegate = try await runAgainstScript([
             .readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc"),
             .sleep(.milliseconds(200)), .reset,
         ])
@@ -98,66 +98,66 @@ struct EngineMalformedReplyTests {
     }
 
     @Test("two different Content-Length values: conflictingContentLength")
-    func conflictingContentLength() throws {
-        let delegate = try runAgainstScript(.reply(EngineTest.response(["Content-Length: 5", "Content-Length: 6"], body: "hello!")))
+    func conflictingContentLength() async throws {
+        let delegate = try await runAgainstScript(.reply(EngineTest.response(["Content-Length: 5", "Content-Length: 6"], body: "hello!")))
         #expect(delegate.parseError?.kind == .conflictingContentLength)
         #expect(delegate.record.heads.isEmpty)
     }
 
     @Test("a chunk size that is not hex: invalidChunkSize at its offset")
-    func invalidChunkSize() throws {
+    func invalidChunkSize() async throws {
         let head = EngineTest.response(["Transfer-Encoding: chunked"])
-        let delegate = try runAgainstScript(.reply(head + "zz\r\nhello\r\n0\r\n\r\n"))
+        let delegate = try await runAgainstScript(.reply(head + "zz\r\nhello\r\n0\r\n\r\n"))
         #expect(delegate.parseError?.kind == .invalidChunkSize)
         #expect(delegate.parseError?.offset == head.utf8.count)
     }
 
     @Test("obs-fold in the head is refused")
-    func obsFold() throws {
-        let delegate = try runAgainstScript(.reply("HTTP/1.1 200 OK\r\nX-A: 1\r\n  folded\r\nContent-Length: 0\r\n\r\n"))
+    func obsFold() async throws {
+        let delegate = try await runAgainstScript(.reply("HTTP/1.1 200 OK\r\nX-A: 1\r\n  folded\r\nContent-Length: 0\r\n\r\n"))
         #expect(delegate.parseError?.kind == .obsoleteLineFolding)
     }
 
     @Test("a status line that is not HTTP: invalidStatusLine")
-    func garbageStatusLine() throws {
-        let delegate = try runAgainstScript(.reply("SSH-2.0-OpenSSH_9.6\r\n\r\n"))
+    func garbageStatusLine() async throws {
+        let delegate = try await runAgainstScript(.reply("SSH-2.0-OpenSSH_9.6\r\n\r\n"))
         #expect(delegate.parseError?.kind == .invalidStatusLine)
     }
 
     @Test("200 fields, over the default 100: tooManyFields")
-    func tooManyFields() throws {
+    func tooManyFields() async throws {
         let fields = (0..<200).map { "X-F\($0): v" } + ["Content-Length: 0"]
-        let delegate = try runAgainstScript(.reply(EngineTest.response(fields), closeAfter: false))
+        let delegate = try await runAgainstScript(.reply(EngineTest.response(fields), closeAfter: false))
         #expect(delegate.parseError?.kind == .tooManyFields)
     }
 
     @Test("a 70 KiB header section of 7 KiB lines: headerSectionTooLarge")
-    func headerSectionTooLarge() throws {
+    func headerSectionTooLarge() async throws {
         let value = String(repeating: "v", count: 7 * 1024)
         let fields = (0..<10).map { "X-Big\($0): \(value)" } + ["Content-Length: 0"]
-        let delegate = try runAgainstScript(.reply(EngineTest.response(fields), closeAfter: false))
+        let delegate = try await runAgainstScript(.reply(EngineTest.response(fields), closeAfter: false))
         #expect(delegate.parseError?.kind == .headerSectionTooLarge)
     }
 
     @Test("one 70 KiB field line: fieldLineTooLong")
-    func fieldLineTooLong() throws {
+    func fieldLineTooLong() async throws {
         let fields = ["X-Huge: " + String(repeating: "h", count: 70 * 1024), "Content-Length: 0"]
-        let delegate = try runAgainstScript(.reply(EngineTest.response(fields), closeAfter: false))
+        let delegate = try await runAgainstScript(.reply(EngineTest.response(fields), closeAfter: false))
         #expect(delegate.parseError?.kind == .fieldLineTooLong)
     }
 
     @Test("the request's own parser limits are honoured on the connection")
-    func customParserLimits() throws {
+    func customParserLimits() async throws {
         let fields = (0..<5).map { "X-F\($0): v" } + ["Content-Length: 0"]
-        let delegate = try runAgainstScript(.reply(EngineTest.response(fields))) {
+        let delegate = try await runAgainstScript(.reply(EngineTest.response(fields))) {
             $0.parserLimits = ParserLimits(maxFieldCount: 3)
         }
         #expect(delegate.parseError?.kind == .tooManyFields)
     }
 
     @Test("bytes after a HEAD response's head are not taken as its body")
-    func headIgnoresContentLength() throws {
-        let delegate = try runAgainstScript(.reply(EngineTest.response(["Content-Length: 1000"]), closeAfter: false)) {
+    func headIgnoresContentLength() async throws {
+        let delegate = try await runAgainstScript(.reply(EngineTest.response(["Content-Length: 1000"]), closeAfter: false)) {
             $0.head.method = .head
         }
         #expect(delegate.succeeded)
@@ -165,24 +165,24 @@ struct EngineMalformedReplyTests {
     }
 
     @Test("a chunked response with trailers dripped one byte at a time arrives exactly as sent whole")
-    func drippedResponse() throws {
+    func drippedResponse() async throws {
         let raw = EngineTest.response(["Transfer-Encoding: chunked", "X-Head: h"]) + "4;ext=1\r\nabcd\r\n2\r\nef\r\n0\r\nX-Tail: t\r\n\r\n"
-        let delegate = try runAgainstScript([.readRequest, .sendSlowly(raw, chunk: 1, interval: .milliseconds(1)), .stallUntilClosed(limit: .seconds(5))])
+        let delegate = try await runAgainstScript([.readRequest, .sendSlowly(raw, chunk: 1, interval: .milliseconds(1)), .stallUntilClosed(limit: .seconds(30))])
         #expect(delegate.record.endings == [.finished(trailers: [.test("X-Tail"): "t"])])
         #expect(delegate.record.heads.first?.headerFields[.test("X-Head")] == "h")
         #expect(delegate.record.body == EngineTest.bytes("abcdef"))
     }
 
     @Test("chunk extensions over the limit: chunkExtensionTooLong")
-    func chunkExtensionTooLong() throws {
+    func chunkExtensionTooLong() async throws {
         let raw = EngineTest.response(["Transfer-Encoding: chunked"]) + "3;" + String(repeating: "e", count: 20 * 1024) + "\r\nabc\r\n0\r\n\r\n"
-        let delegate = try runAgainstScript(.reply(raw, closeAfter: false))
+        let delegate = try await runAgainstScript(.reply(raw, closeAfter: false))
         #expect(delegate.parseError?.kind == .chunkExtensionTooLong)
     }
 
     @Test("a chunk not followed by CRLF: invalidChunkFraming")
-    func missingChunkCRLF() throws {
-        let delegate = try runAgainstScript(.reply(EngineTest.response(["Transfer-Encoding: chunked"]) + "3\r\nabcX\r\n0\r\n\r\n"))
+    func missingChunkCRLF() async throws {
+        let delegate = try await runAgainstScript(.reply(EngineTest.response(["Transfer-Encoding: chunked"]) + "3\r\nabcX\r\n0\r\n\r\n"))
         #expect(delegate.parseError?.kind == .invalidChunkFraming)
         #expect(delegate.record.body == EngineTest.bytes("abc"))
     }

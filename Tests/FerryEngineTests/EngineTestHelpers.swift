@@ -1,6 +1,5 @@
 // Shared pieces of the engine-level integration tests: a delegate that records everything the
 // engine reports, a scripted request body, and small builders for requests and raw responses.
-import Dispatch
 @testable import FerryEngine
 import FerryIO
 import FerryWire
@@ -17,7 +16,8 @@ enum ExchangeEnding: Sendable, Equatable {
 /// An ``ExchangeDelegate`` that records every callback and lets the test wait for the end.
 ///
 /// Callbacks arrive on the engine's loop thread; the record is guarded by a mutex, and the
-/// test thread blocks on a semaphore with a bounded wait (never on a loop thread).
+/// test suspends on an ``AsyncEvent`` with a bounded wait. It never blocks a thread: tests run
+/// on the cooperative pool, whose few threads every other test needs too.
 final class CollectingDelegate: ExchangeDelegate, Sendable {
     struct Record: Sendable {
         var sentHeads: [RequestHead] = []
@@ -34,7 +34,7 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
     typealias BodyPolicy = @Sendable (_ call: Int, _ count: Int) -> BodyDemand
 
     private let state = Mutex(Record())
-    private let ended = DispatchSemaphore(value: 0)
+    private let ended = AsyncEvent()
     private let policy: BodyPolicy?
 
     init(policy: BodyPolicy? = nil) {
@@ -74,10 +74,10 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
         return false
     }
 
-    /// Waits for the exchange to end; `false` when `timeout` passed first.
-    func wait(timeout: Duration = .seconds(5)) -> Bool {
-        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        return ended.wait(timeout: .now() + .milliseconds(milliseconds)) == .success
+    /// Suspends until the exchange ends; `false` when `timeout` passed first. An ending that
+    /// arrived before the call counts, and calling it again after the end returns at once.
+    func wait(timeout: Duration = .seconds(5)) async -> Bool {
+        await ended.wait(timeout: timeout)
     }
 
     // MARK: - ExchangeDelegate
@@ -119,7 +119,7 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
             $0.endings.append(ending)
             $0.metrics = metrics
         }
-        ended.signal()
+        ended.set()
     }
 }
 
@@ -165,14 +165,20 @@ enum EngineTest {
             body: body)
     }
 
-    /// Runs `request` and waits (at most 5 s) for it to end.
+    /// Runs `request` and waits (at most 5 s, suspended) for it to end.
     @discardableResult
     static func run(
         _ engine: HTTPClientEngine, _ request: ExchangeRequest, delegate: CollectingDelegate = CollectingDelegate()
-    ) -> CollectingDelegate {
+    ) async -> CollectingDelegate {
         _ = engine.execute(request, delegate: delegate)
-        _ = delegate.wait()
+        _ = await delegate.wait()
         return delegate
+    }
+
+    /// Shuts `engine` down (closing connections, joining its loop threads) on a thread of its
+    /// own, suspending meanwhile instead of blocking a cooperative-pool thread.
+    static func shutdown(_ engine: HTTPClientEngine) async {
+        await offThePool { engine.shutdown() }
     }
 
     /// The UTF-8 bytes of `text`.

@@ -17,8 +17,8 @@ struct ConnectorTests {
         resolver: Resolver? = nil,
         attemptDelay: Duration = .milliseconds(250),
         _ start: @escaping @Sendable (Connector, @escaping Connector.Completion) -> Void
-    ) throws -> Outcome {
-        try withLoop { loop in
+    ) async throws -> Outcome {
+        try await withLoop { loop in
             let latch = Latch<LoopBound<Outcome>>()
             loop.execute {
                 let connector = Connector(loop: loop, resolver: resolver, attemptDelay: attemptDelay)
@@ -31,15 +31,15 @@ struct ConnectorTests {
                     }))
                 }
             }
-            return try #require(latch.wait()).value
+            return try #require(await latch.wait()).value
         }
     }
 
     @Test("connects to a listening 127.0.0.1 socket with ordered timings")
-    func connectsToLoopback() throws {
+    func connectsToLoopback() async throws {
         let listener = try Socket.listen(on: loopbackV4)
         let target = try listener.localAddress
-        let outcome = try run { connector, done in
+        let outcome = try await run { connector, done in
             connector.connect(to: [target], timeout: .seconds(10), done)
         }
         let connected = try outcome.get()
@@ -49,24 +49,24 @@ struct ConnectorTests {
     }
 
     @Test("a refused address falls through to the next one, which wins")
-    func fallsThroughRefused() throws {
+    func fallsThroughRefused() async throws {
         let (holder, refusedPort) = try refusingLoopbackPort()
         defer { holder.close() }
         let listener = try Socket.listen(on: loopbackV4)
         let good = try listener.localAddress
         // ::1 first (refused, or unreachable without IPv6), then a refused v4, then the listener.
         let addresses = [loopbackV6.withPort(refusedPort), loopbackV4.withPort(refusedPort), good]
-        let outcome = try run { connector, done in
+        let outcome = try await run { connector, done in
             connector.connect(to: addresses, timeout: .seconds(10), done)
         }
         #expect(try outcome.get().address == good.description)
     }
 
     @Test("when every address refuses, the last SystemError is reported")
-    func allRefused() throws {
+    func allRefused() async throws {
         let (holder, port) = try refusingLoopbackPort()
         defer { holder.close() }
-        let outcome = try run { connector, done in
+        let outcome = try await run { connector, done in
             connector.connect(to: [loopbackV4.withPort(port), loopbackV4.withPort(port)], timeout: .seconds(10), done)
         }
         guard case .failure(.allAttemptsFailed(let error)) = outcome else {
@@ -77,8 +77,8 @@ struct ConnectorTests {
     }
 
     @Test("no addresses is its own error")
-    func noAddresses() throws {
-        let outcome = try run { connector, done in connector.connect(to: [], timeout: .seconds(10), done) }
+    func noAddresses() async throws {
+        let outcome = try await run { connector, done in connector.connect(to: [], timeout: .seconds(10), done) }
         guard case .failure(.noAddresses) = outcome else {
             Issue.record("expected noAddresses, got \(outcome)")
             return
@@ -86,7 +86,7 @@ struct ConnectorTests {
     }
 
     @Test("connect(host:) resolves localhost and connects (DNS and connect in one call)")
-    func connectsByName() throws {
+    func connectsByName() async throws {
         let listener = try Socket.listen(on: loopbackV4)
         let port = try listener.localAddress.port
         let resolver = try Resolver { host, port in
@@ -95,7 +95,7 @@ struct ConnectorTests {
             Resolver.systemLookup(host, port).map { [loopbackV6.withPort(port)] + $0 }
         }
         defer { resolver.shutdown() }
-        let outcome = try run(resolver: resolver) { connector, done in
+        let outcome = try await run(resolver: resolver) { connector, done in
             connector.connect(host: "localhost", port: port, timeout: .seconds(10), done)
         }
         let connected = try outcome.get()
@@ -104,10 +104,10 @@ struct ConnectorTests {
     }
 
     @Test("a DNS failure is reported as ConnectError.dns")
-    func dnsFailure() throws {
+    func dnsFailure() async throws {
         let resolver = try Resolver { host, _ in .failure(DNSError(host: host, code: EAI_NONAME)) }
         defer { resolver.shutdown() }
-        let outcome = try run(resolver: resolver) { connector, done in
+        let outcome = try await run(resolver: resolver) { connector, done in
             connector.connect(host: "nowhere.invalid", port: 80, timeout: .seconds(10), done)
         }
         guard case .failure(.dns(let error)) = outcome else {
@@ -118,7 +118,7 @@ struct ConnectorTests {
     }
 
     @Test("the overall timeout covers DNS: a stuck lookup times out")
-    func timeoutDuringDNS() throws {
+    func timeoutDuringDNS() async throws {
         let release = DispatchSemaphore(value: 0)
         let resolver = try Resolver { host, _ in
             _ = release.wait(timeout: .now() + eventually)
@@ -128,7 +128,7 @@ struct ConnectorTests {
             release.signal()
             resolver.shutdown()
         }
-        let outcome = try run(resolver: resolver) { connector, done in
+        let outcome = try await run(resolver: resolver) { connector, done in
             connector.connect(host: "slow.test", port: 80, timeout: .milliseconds(20), done)
         }
         guard case .failure(.timedOut) = outcome else {
@@ -139,14 +139,13 @@ struct ConnectorTests {
 
     /// A 127.0.0.1 address whose connects stay pending: a listener with a full accept queue
     /// makes Linux drop further SYNs. Nil (the caller skips) if every probe still connected.
-    private func blackholeTarget() throws -> (keepAlive: [Socket], target: SocketAddress)? {
+    private func blackholeTarget() async throws -> (keepAlive: [Socket], target: SocketAddress)? {
         let listener = try Socket.listen(on: loopbackV4, backlog: 0)
         let target = try listener.localAddress
         var keepAlive = [listener]
         for _ in 0..<16 {
             let probe = try Socket.connect(to: target)
-            var entry = pollfd(fd: probe.fd, events: Int16(POLLOUT), revents: 0)
-            if poll(&entry, 1, 200) == 0 { return (keepAlive, target) }
+            if await !pollReady(probe.fd, events: Int16(POLLOUT), within: .milliseconds(200)) { return (keepAlive, target) }
             keepAlive.append(probe)
         }
         print("skipping: this kernel completed every loopback connect, none stays pending")
@@ -154,9 +153,9 @@ struct ConnectorTests {
     }
 
     @Test("the overall timeout closes a connect that never completes")
-    func timeoutWhileConnecting() throws {
-        guard let (keepAlive, target) = try blackholeTarget() else { return }
-        let outcome = try run { connector, done in
+    func timeoutWhileConnecting() async throws {
+        guard let (keepAlive, target) = try await blackholeTarget() else { return }
+        let outcome = try await run { connector, done in
             connector.connect(to: [target, target], timeout: .milliseconds(50), done)
         }
         guard case .failure(.timedOut) = outcome else {
@@ -167,11 +166,11 @@ struct ConnectorTests {
     }
 
     @Test("a stalled first attempt is overtaken after the attempt delay, and then cancelled")
-    func staggeredAttemptWins() throws {
-        guard let (keepAlive, stalled) = try blackholeTarget() else { return }
+    func staggeredAttemptWins() async throws {
+        guard let (keepAlive, stalled) = try await blackholeTarget() else { return }
         let listener = try Socket.listen(on: loopbackV4)
         let good = try listener.localAddress
-        let outcome = try run(attemptDelay: .milliseconds(20)) { connector, done in
+        let outcome = try await run(attemptDelay: .milliseconds(20)) { connector, done in
             connector.connect(to: [stalled, good], timeout: .seconds(10), done)
         }
         #expect(try outcome.get().address == good.description)
@@ -179,11 +178,11 @@ struct ConnectorTests {
     }
 
     @Test("cancel closes the pending socket and completes with cancelled, exactly once")
-    func cancelClosesPending() throws {
+    func cancelClosesPending() async throws {
         let listener = try Socket.listen(on: loopbackV4)
         let target = try listener.localAddress
         let completions = Atomic<Int>(0)
-        let outcome = try run { connector, done in
+        let outcome = try await run { connector, done in
             connector.connect(to: [target], timeout: .seconds(10)) { result in
                 completions.add(1, ordering: .relaxed)
                 done(result)
@@ -200,14 +199,14 @@ struct ConnectorTests {
     }
 
     @Test("cancel while resolving completes with cancelled and ignores the late answer")
-    func cancelWhileResolving() throws {
+    func cancelWhileResolving() async throws {
         let release = DispatchSemaphore(value: 0)
         let resolver = try Resolver { _, port in
             _ = release.wait(timeout: .now() + eventually)
             return .success([SocketAddress(ipAddress: "127.0.0.1", port: port)!])
         }
         defer { resolver.shutdown() }
-        let outcome = try run(resolver: resolver) { connector, done in
+        let outcome = try await run(resolver: resolver) { connector, done in
             connector.connect(host: "slow.test", port: 9, timeout: .seconds(10), done)
             connector.cancel()
             release.signal()

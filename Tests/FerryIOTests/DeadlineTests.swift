@@ -5,7 +5,7 @@ import Testing
 @Suite("Deadline and TimerQueue")
 struct DeadlineTests {
     @Test("now() is monotonic and arithmetic round-trips")
-    func arithmetic() {
+    func arithmetic() async {
         let a = Deadline.now()
         let b = Deadline.now()
         #expect(a <= b)
@@ -17,7 +17,7 @@ struct DeadlineTests {
     }
 
     @Test("adding to distantFuture, or adding huge durations, saturates instead of trapping")
-    func saturation() {
+    func saturation() async {
         #expect(Deadline.distantFuture + .seconds(1) == .distantFuture)
         #expect(Deadline.now() + .seconds(Int64.max) == .distantFuture)
         #expect(Deadline.now() < .distantFuture)
@@ -25,7 +25,7 @@ struct DeadlineTests {
     }
 
     @Test("the timer heap stays ordered through heavy cancellation and compaction")
-    func heapCompaction() {
+    func heapCompaction() async {
         var queue = TimerQueue()
         let base = Deadline(uptimeNanoseconds: 0)
         var ids: [TimerID] = []

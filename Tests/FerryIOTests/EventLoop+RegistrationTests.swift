@@ -10,12 +10,12 @@ import Glibc
 @Suite("EventLoop registration")
 struct EventLoopRegistrationTests {
     @Test("readable fires when the peer writes; writable fires on a socket with room")
-    func readableAndWritable() throws {
-        try withLoop { loop in
+    func readableAndWritable() async throws {
+        try await withLoop { loop in
             let (a, b) = try makeSocketPair()
             let received = Latch<[UInt8]>()
             let writable = Latch<Void>()
-            try loop.sync {
+            try await loop.sync {
                 let handler = ClosureHandler()
                 handler.onReadable = {
                     if let bytes = try? a.read(count: 64), !bytes.isEmpty {
@@ -31,19 +31,19 @@ struct EventLoopRegistrationTests {
                 }
                 try loop.register(fd: b.fd, interest: .write, handler: writer)
             }
-            #expect(writable.wait() != nil)
+            #expect(await writable.wait() != nil)
             #expect(try b.write(Array("hello".utf8)) == .processed(5))
-            #expect(received.wait() == Array("hello".utf8))
-            #expect(try loop.sync { loop.registeredCount } == 0)
+            #expect(await received.wait() == Array("hello".utf8))
+            #expect(try await loop.sync { loop.registeredCount } == 0)
         }
     }
 
     @Test("modify switches interest from read to write")
-    func modifyInterest() throws {
-        try withLoop { loop in
+    func modifyInterest() async throws {
+        try await withLoop { loop in
             let (a, _b) = try makeSocketPair()
             let calls = Latch<String>()
-            try loop.sync {
+            try await loop.sync {
                 let handler = ClosureHandler()
                 handler.onReadable = { calls.fulfill("readable") }
                 handler.onWritable = {
@@ -54,16 +54,16 @@ struct EventLoopRegistrationTests {
                 try loop.register(fd: a.fd, interest: .read, handler: handler)
                 try loop.modify(fd: a.fd, interest: .write)
             }
-            #expect(calls.wait() == "writable")
+            #expect(await calls.wait() == "writable")
             withExtendedLifetime(_b) {}
         }
     }
 
     @Test("modify and register report epoll errors as SystemError")
-    func registrationErrors() throws {
-        try withLoop { loop in
+    func registrationErrors() async throws {
+        try await withLoop { loop in
             let (a, _b) = try makeSocketPair()
-            let errors = try loop.sync { () -> [Int32] in
+            let errors = try await loop.sync { () -> [Int32] in
                 var codes: [Int32] = []
                 do { try loop.modify(fd: a.fd, interest: .read) } catch let error as SystemError { codes.append(error.errno) }
                 try loop.register(fd: a.fd, interest: .read, handler: ClosureHandler())
@@ -80,11 +80,11 @@ struct EventLoopRegistrationTests {
     }
 
     @Test("hangup fires when the peer closes; the handler reads EOF")
-    func hangupOnPeerClose() throws {
-        try withLoop { loop in
+    func hangupOnPeerClose() async throws {
+        try await withLoop { loop in
             let (a, b) = try makeSocketPair()
             let outcome = Latch<String>()
-            try loop.sync {
+            try await loop.sync {
                 let handler = ClosureHandler()
                 let finish = { (who: String) in
                     // Level-triggered: learn the cause by reading, then stop watching.
@@ -98,19 +98,19 @@ struct EventLoopRegistrationTests {
                 try loop.register(fd: a.fd, interest: .read, handler: handler)
             }
             b.close()
-            let result = try #require(outcome.wait())
+            let result = try #require(await outcome.wait())
             #expect(result.hasPrefix("EOF"))
         }
     }
 
     @Test("a handler that closes another registered fd during dispatch stops its callbacks")
-    func closeOtherDuringDispatch() throws {
-        try withLoop { loop in
+    func closeOtherDuringDispatch() async throws {
+        try await withLoop { loop in
             let (a, peerA) = try makeSocketPair()
             let (b, peerB) = try makeSocketPair()
             let calls = Recorder<String>()
             let done = Latch<Void>()
-            try loop.sync {
+            try await loop.sync {
                 let first = ClosureHandler()
                 let second = ClosureHandler()
                 // Whichever fires first closes both: the other must never be called, even if
@@ -144,19 +144,19 @@ struct EventLoopRegistrationTests {
                 _ = try peerA.write([1])
                 _ = try peerB.write([2])
             }
-            #expect(done.wait() != nil)
-            _ = try loop.sync { 0 }
+            #expect(await done.wait() != nil)
+            _ = try await loop.sync { 0 }
             #expect(calls.values.count == 1, "\(calls.values)")
         }
     }
 
     @Test("a reused fd number does not receive the old registration's events")
-    func reusedDescriptorNumber() throws {
-        try withLoop { loop in
+    func reusedDescriptorNumber() async throws {
+        try await withLoop { loop in
             let (a, peerA) = try makeSocketPair()
             let calls = Recorder<String>()
             let done = Latch<Void>()
-            try loop.sync {
+            try await loop.sync {
                 let old = ClosureHandler()
                 old.onReadable = {
                     calls.append("old")
@@ -179,7 +179,7 @@ struct EventLoopRegistrationTests {
                 try loop.register(fd: a.fd, interest: .read, handler: old)
                 _ = try peerA.write([1])
             }
-            #expect(done.wait() != nil)
+            #expect(await done.wait() != nil)
             #expect(calls.values == ["old", "new"])
         }
     }

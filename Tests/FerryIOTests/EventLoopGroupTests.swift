@@ -7,7 +7,7 @@ import Testing
 @Suite("EventLoopGroup")
 struct EventLoopGroupTests {
     @Test("next() hands out the loops round-robin")
-    func roundRobin() throws {
+    func roundRobin() async throws {
         let group = try EventLoopGroup(loopCount: 3)
         defer { group.shutdownGracefully() }
         let picked = (0..<6).map { _ in group.next() }
@@ -16,14 +16,14 @@ struct EventLoopGroupTests {
     }
 
     @Test("the default loop count is between 1 and 4")
-    func defaultCount() throws {
+    func defaultCount() async throws {
         let group = try EventLoopGroup()
         defer { group.shutdownGracefully() }
         #expect((1...4).contains(group.loops.count))
     }
 
     @Test("shutdown runs pending tasks, joins the threads, and is safe to call twice")
-    func shutdownRunsPendingTasks() throws {
+    func shutdownRunsPendingTasks() async throws {
         let group = try EventLoopGroup(loopCount: 2)
         let ran = Atomic<Int>(0)
         for loop in group.loops {
@@ -41,11 +41,11 @@ struct EventLoopGroupTests {
     }
 
     @Test("shutdown drops pending timers without firing them")
-    func shutdownDropsTimers() throws {
+    func shutdownDropsTimers() async throws {
         let group = try EventLoopGroup(loopCount: 1)
         let fired = Atomic<Bool>(false)
         let loop = group.loops[0]
-        _ = try loop.sync {
+        _ = try await loop.sync {
             loop.scheduleTimer(at: .now() + .seconds(3_600)) { fired.store(true, ordering: .relaxed) }
         }
         group.shutdownGracefully()
@@ -54,7 +54,7 @@ struct EventLoopGroupTests {
     }
 
     @Test("shutdown releases handlers and timers still registered, breaking owner cycles")
-    func shutdownReleasesHandlers() throws {
+    func shutdownReleasesHandlers() async throws {
         let weakHandler = WeakBox()
         weak var weakLoop: EventLoop?
         let (a, _b) = try makeSocketPair()
@@ -62,7 +62,7 @@ struct EventLoopGroupTests {
             let group = try EventLoopGroup(loopCount: 1)
             let loop = group.loops[0]
             weakLoop = loop
-            try loop.sync {
+            try await loop.sync {
                 // A cycle like a pending connection's: handler → loop → registration → handler.
                 let handler = ClosureHandler()
                 weakHandler.value = handler
@@ -78,26 +78,26 @@ struct EventLoopGroupTests {
     }
 
     @Test("deinit stops the loops without hanging")
-    func deinitDoesNotHang() throws {
+    func deinitDoesNotHang() async throws {
         weak var weakLoop: EventLoop?
         do {
             let group = try EventLoopGroup(loopCount: 2)
             weakLoop = group.loops[0]
-            _ = try group.loops[0].sync { 1 }
+            _ = try await group.loops[0].sync { 1 }
         }
         // The group's deinit joined the threads, which released their loops.
         #expect(weakLoop == nil)
     }
 
     @Test("shutdown called from one of the group's own loop threads does not deadlock")
-    func shutdownFromLoopThread() throws {
+    func shutdownFromLoopThread() async throws {
         let done = Latch<Void>()
         let group = try EventLoopGroup(loopCount: 2)
         group.loops[0].execute {
             group.shutdownGracefully()
             done.fulfill(())
         }
-        #expect(done.wait() != nil)
+        #expect(await done.wait() != nil)
         group.shutdownGracefully()
     }
 }

@@ -11,8 +11,8 @@ import Glibc
 @Suite("EventLoop")
 struct EventLoopTests {
     @Test("execute from other threads wakes the sleeping loop and runs every task")
-    func executeFromOtherThreads() throws {
-        try withLoop { loop in
+    func executeFromOtherThreads() async throws {
+        try await withLoop { loop in
             let count = Atomic<Int>(0)
             let done = Latch<Void>()
             let threads = 4, perThread = 250
@@ -26,25 +26,25 @@ struct EventLoopTests {
                     }
                 }
             }
-            #expect(done.wait() != nil)
+            #expect(await done.wait() != nil)
             #expect(count.load(ordering: .relaxed) == threads * perThread)
             #expect(!loop.inEventLoop)
         }
     }
 
     @Test("tasks from one thread run in submission order")
-    func taskOrder() throws {
-        try withLoop { loop in
+    func taskOrder() async throws {
+        try await withLoop { loop in
             let seen = Recorder<Int>()
             for index in 0..<100 { loop.execute { seen.append(index) } }
-            _ = try loop.sync { 0 }
+            _ = try await loop.sync { 0 }
             #expect(seen.values == Array(0..<100))
         }
     }
 
     @Test("timers fire in deadline order; equal deadlines in scheduling order")
-    func timerOrder() throws {
-        try withLoop { loop in
+    func timerOrder() async throws {
+        try await withLoop { loop in
             let fired = Recorder<String>()
             let done = Latch<Void>()
             loop.execute {
@@ -56,27 +56,27 @@ struct EventLoopTests {
                 loop.scheduleTimer(at: base) { fired.append("c") }
                 loop.scheduleTimer(at: base + .milliseconds(10)) { done.fulfill(()) }
             }
-            #expect(done.wait() != nil)
+            #expect(await done.wait() != nil)
             #expect(fired.values == ["early", "a", "b", "c", "late"])
         }
     }
 
     @Test("a timer does not fire before its deadline")
-    func timerNotEarly() throws {
-        try withLoop { loop in
+    func timerNotEarly() async throws {
+        try await withLoop { loop in
             let latch = Latch<Duration>()
             loop.execute {
                 let start = Deadline.now()
                 loop.scheduleTimer(at: start + .milliseconds(30)) { latch.fulfill(Deadline.now() - start) }
             }
-            let elapsed = try #require(latch.wait())
+            let elapsed = try #require(await latch.wait())
             #expect(elapsed >= .milliseconds(30))
         }
     }
 
     @Test("cancelled timers never fire, including one cancelled by an earlier timer")
-    func timerCancellation() throws {
-        try withLoop { loop in
+    func timerCancellation() async throws {
+        try await withLoop { loop in
             let fired = Recorder<Int>()
             let done = Latch<Void>()
             loop.execute {
@@ -90,14 +90,14 @@ struct EventLoopTests {
                 loop.cancelTimer(first)  // twice is harmless
                 loop.scheduleTimer(at: soon + .milliseconds(10)) { done.fulfill(()) }
             }
-            #expect(done.wait() != nil)
+            #expect(await done.wait() != nil)
             #expect(fired.values == [4])
         }
     }
 
     @Test("thousands of timers, half cancelled, fire in order")
-    func manyTimers() throws {
-        try withLoop { loop in
+    func manyTimers() async throws {
+        try await withLoop { loop in
             let fired = Recorder<Int>()
             let done = Latch<Void>()
             let total = 5_000
@@ -112,7 +112,7 @@ struct EventLoopTests {
                 for (offset, id) in ids.enumerated() where offset % 2 == 0 { loop.cancelTimer(id) }
                 loop.scheduleTimer(at: base + .milliseconds(60)) { done.fulfill(()) }
             }
-            #expect(done.wait() != nil)
+            #expect(await done.wait() != nil)
             // ids[offset] belongs to index total-1-offset; even offsets were cancelled.
             let expected = (0..<total).filter { (total - 1 - $0) % 2 == 1 }
             #expect(fired.values == expected)
@@ -120,13 +120,13 @@ struct EventLoopTests {
     }
 
     @Test("a timer scheduled from a task on an idle loop wakes it (no busy polling needed)")
-    func timerFromTaskWakes() throws {
-        try withLoop { loop in
+    func timerFromTaskWakes() async throws {
+        try await withLoop { loop in
             let latch = Latch<Void>()
             loop.execute {
                 loop.scheduleTimer(at: .now() + .milliseconds(1)) { latch.fulfill(()) }
             }
-            #expect(latch.wait() != nil)
+            #expect(await latch.wait() != nil)
         }
     }
 }

@@ -22,7 +22,7 @@ struct HappyEyeballsStateMachineTests {
     func ms(_ value: Int) -> Duration { .milliseconds(value) }
 
     @Test("§4: families interleave starting with the first address's family")
-    func interleaving() {
+    func interleaving() async {
         let order = HappyEyeballsStateMachine.interleave([v6a, v6b, v6c, v4a, v4b])
         #expect(order == [v6a, v4a, v6b, v4b, v6c])
         let v4First = HappyEyeballsStateMachine.interleave([v4a, v6a, v6b, v4b])
@@ -32,7 +32,7 @@ struct HappyEyeballsStateMachineTests {
     }
 
     @Test("§5: the next attempt starts 250 ms after the previous one started")
-    func staggeredStarts() {
+    func staggeredStarts() async {
         var machine = HappyEyeballsStateMachine(addresses: [v6a, v6b, v4a])
         #expect(machine.start(now: t0) == .startAttempt(index: 0, address: v6a, nextAttemptAt: t0 + ms(250)))
         // A timer that fires early (or a stale one) starts nothing.
@@ -46,13 +46,13 @@ struct HappyEyeballsStateMachineTests {
     }
 
     @Test("a custom attempt delay is honoured")
-    func customDelay() {
+    func customDelay() async {
         var machine = HappyEyeballsStateMachine(addresses: [v4a, v4b], attemptDelay: ms(100))
         #expect(machine.start(now: t0) == .startAttempt(index: 0, address: v4a, nextAttemptAt: t0 + ms(100)))
     }
 
     @Test("a failure starts the next address at once and restarts the 250 ms clock")
-    func failureFastForward() {
+    func failureFastForward() async {
         var machine = HappyEyeballsStateMachine(addresses: [v6a, v4a, v6b])
         _ = machine.start(now: t0)
         #expect(machine.attemptFailed(index: 0, error: unreachable, now: t0 + ms(10))
@@ -64,7 +64,7 @@ struct HappyEyeballsStateMachineTests {
     }
 
     @Test("first success wins and every other running attempt is cancelled")
-    func firstSuccessWins() {
+    func firstSuccessWins() async {
         var machine = HappyEyeballsStateMachine(addresses: [v6a, v4a, v6b])
         _ = machine.start(now: t0)
         _ = machine.attemptDelayElapsed(now: t0 + ms(250))
@@ -79,7 +79,7 @@ struct HappyEyeballsStateMachineTests {
     }
 
     @Test("a failure while others still run waits for them")
-    func failureWhileOthersRun() {
+    func failureWhileOthersRun() async {
         var machine = HappyEyeballsStateMachine(addresses: [v6a, v4a])
         _ = machine.start(now: t0)
         _ = machine.attemptDelayElapsed(now: t0 + ms(250))
@@ -88,7 +88,7 @@ struct HappyEyeballsStateMachineTests {
     }
 
     @Test("when every attempt fails, the last error is reported")
-    func allFail() {
+    func allFail() async {
         var machine = HappyEyeballsStateMachine(addresses: [v6a, v4a])
         _ = machine.start(now: t0)
         _ = machine.attemptDelayElapsed(now: t0 + ms(250))
@@ -99,7 +99,7 @@ struct HappyEyeballsStateMachineTests {
     }
 
     @Test("sequential failures walk through all addresses, then fail")
-    func sequentialFailures() {
+    func sequentialFailures() async {
         var machine = HappyEyeballsStateMachine(addresses: [v4a, v4b])
         _ = machine.start(now: t0)
         #expect(machine.attemptFailed(index: 0, error: refused, now: t0 + ms(1))
@@ -108,7 +108,7 @@ struct HappyEyeballsStateMachineTests {
     }
 
     @Test("timeout cancels every running attempt")
-    func timeout() {
+    func timeout() async {
         var machine = HappyEyeballsStateMachine(addresses: [v6a, v4a, v6b])
         _ = machine.start(now: t0)
         _ = machine.attemptDelayElapsed(now: t0 + ms(250))
@@ -118,7 +118,7 @@ struct HappyEyeballsStateMachineTests {
     }
 
     @Test("timeout and cancel before start, and no addresses")
-    func edges() {
+    func edges() async {
         var idle = HappyEyeballsStateMachine(addresses: [v4a])
         #expect(idle.timedOut() == .failTimedOut(cancel: []))
         #expect(idle.start(now: t0) == .none)

@@ -9,8 +9,8 @@ import Glibc
 
 @Suite("Resolver")
 struct ResolverTests {
-    private func resolve(_ resolver: Resolver, _ host: String, port: UInt16 = 80) throws -> Result<[SocketAddress], DNSError> {
-        try withLoop { loop in
+    private func resolve(_ resolver: Resolver, _ host: String, port: UInt16 = 80) async throws -> Result<[SocketAddress], DNSError> {
+        try await withLoop { loop in
             let latch = Latch<Result<[SocketAddress], DNSError>>()
             loop.execute {
                 resolver.resolve(host: host, port: port, on: loop) { result in
@@ -18,15 +18,15 @@ struct ResolverTests {
                     latch.fulfill(result)
                 }
             }
-            return try #require(latch.wait())
+            return try #require(await latch.wait())
         }
     }
 
     @Test("localhost resolves to loopback addresses with the port")
-    func localhost() throws {
+    func localhost() async throws {
         let resolver = try Resolver()
         defer { resolver.shutdown() }
-        let addresses = try resolve(resolver, "localhost", port: 8080).get()
+        let addresses = try await resolve(resolver, "localhost", port: 8080).get()
         #expect(!addresses.isEmpty)
         for address in addresses {
             #expect(address.port == 8080)
@@ -37,35 +37,35 @@ struct ResolverTests {
     @Test("numeric hosts skip the lookup entirely", arguments: [
         ("127.0.0.1", "127.0.0.1:443"), ("::1", "[::1]:443"), ("[::1]", "[::1]:443"),
     ])
-    func numericHosts(host: String, expected: String) throws {
+    func numericHosts(host: String, expected: String) async throws {
         let calls = Atomic<Int>(0)
         let resolver = try Resolver { host, _ in
             calls.add(1, ordering: .relaxed)
             return .failure(DNSError(host: host, code: EAI_FAIL))
         }
         defer { resolver.shutdown() }
-        let addresses = try resolve(resolver, host, port: 443).get()
+        let addresses = try await resolve(resolver, host, port: 443).get()
         #expect(addresses.map(\.description) == [expected])
         #expect(calls.load(ordering: .relaxed) == 0)
     }
 
     @Test("the system lookup answers numeric hosts too (AI_NUMERICSERV port)")
-    func systemLookupNumeric() throws {
+    func systemLookupNumeric() async throws {
         let addresses = try Resolver.systemLookup("127.0.0.1", 9).get()
         #expect(addresses.map(\.description) == ["127.0.0.1:9"])
     }
 
     @Test("an injected lookup failure arrives as DNSError on the loop")
-    func injectedFailure() throws {
+    func injectedFailure() async throws {
         let resolver = try Resolver { host, _ in .failure(DNSError(host: host, code: EAI_NONAME)) }
         defer { resolver.shutdown() }
-        let result = try resolve(resolver, "no-such-host.invalid")
+        let result = try await resolve(resolver, "no-such-host.invalid")
         #expect(throws: DNSError(host: "no-such-host.invalid", code: EAI_NONAME)) { try result.get() }
         if case .failure(let error) = result { #expect(error.isNameNotFound) }
     }
 
     @Test("lookups run on resolver threads, never the loop thread")
-    func offLoop() throws {
+    func offLoop() async throws {
         let onLoop = Mutex<Bool?>(nil)
         let loopBox = Mutex<EventLoop?>(nil)
         let resolver = try Resolver { _, port in
@@ -73,7 +73,7 @@ struct ResolverTests {
             return .success([SocketAddress(ipAddress: "192.0.2.7", port: port)!])
         }
         defer { resolver.shutdown() }
-        try withLoop { loop in
+        try await withLoop { loop in
             loopBox.withLock { $0 = loop }
             let latch = Latch<[SocketAddress]>()
             loop.execute {
@@ -81,18 +81,18 @@ struct ResolverTests {
                     latch.fulfill((try? result.get()) ?? [])
                 }
             }
-            #expect(latch.wait()?.map(\.description) == ["192.0.2.7:1"])
+            #expect(await latch.wait()?.map(\.description) == ["192.0.2.7:1"])
             loopBox.withLock { $0 = nil }
         }
         #expect(onLoop.withLock { $0 } == false)
     }
 
     @Test("after shutdown, lookups fail with ECANCELED instead of hanging")
-    func afterShutdown() throws {
+    func afterShutdown() async throws {
         let resolver = try Resolver { host, _ in .failure(DNSError(host: host, code: EAI_FAIL)) }
         resolver.shutdown()
         resolver.shutdown()  // twice is fine
-        let result = try resolve(resolver, "example.test")
+        let result = try await resolve(resolver, "example.test")
         #expect(throws: DNSError(host: "example.test", code: EAI_SYSTEM, systemErrno: ECANCELED)) { try result.get() }
     }
 }

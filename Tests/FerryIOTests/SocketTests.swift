@@ -9,7 +9,7 @@ import Glibc
 @Suite("Socket")
 struct SocketTests {
     @Test("reading an empty non-blocking socket is wouldBlock, not an error")
-    func readWouldBlock() throws {
+    func readWouldBlock() async throws {
         let (a, _b) = try makeSocketPair()
         var buffer = [UInt8](repeating: 0, count: 16)
         let result = try buffer.withUnsafeMutableBytes { try a.read(into: $0) }
@@ -18,7 +18,7 @@ struct SocketTests {
     }
 
     @Test("reading after the peer closed returns 0 (EOF)")
-    func readEOF() throws {
+    func readEOF() async throws {
         let (a, b) = try makeSocketPair()
         _ = try b.write([1, 2, 3])
         b.close()
@@ -27,7 +27,7 @@ struct SocketTests {
     }
 
     @Test("shutdownWrite sends EOF while the other direction still works")
-    func shutdownWrite() throws {
+    func shutdownWrite() async throws {
         let (a, b) = try makeSocketPair()
         try a.shutdownWrite()
         #expect(try b.read(count: 4) == [])
@@ -36,7 +36,7 @@ struct SocketTests {
     }
 
     @Test("writev gathers several buffers into one write, in order")
-    func writevGathers() throws {
+    func writevGathers() async throws {
         let (a, b) = try makeSocketPair()
         let head = Array("HEAD\r\n\r\n".utf8), empty: [UInt8] = [], body = Array("body".utf8)
         let written = try head.withUnsafeBytes { h in
@@ -50,7 +50,7 @@ struct SocketTests {
     }
 
     @Test("a tiny send buffer gives partial writes, then wouldBlock, then writable once drained")
-    func partialWritesThenWritable() throws {
+    func partialWritesThenWritable() async throws {
         let (a, b) = try makeSocketPair()
         try a.setOption(SOL_SOCKET, SO_SNDBUF, 4096)
         let payload = [UInt8](repeating: 0x5A, count: 1 << 20)
@@ -69,9 +69,9 @@ struct SocketTests {
         #expect(sawPartial)
         #expect(sent > 0 && sent < payload.count)
 
-        try withLoop { loop in
+        try await withLoop { loop in
             let writable = Latch<Void>()
-            try loop.sync {
+            try await loop.sync {
                 let handler = ClosureHandler()
                 handler.onWritable = {
                     writable.fulfill(())
@@ -83,12 +83,12 @@ struct SocketTests {
             while drained < sent, let bytes = try b.read(count: 65_536) {
                 drained += bytes.count
             }
-            #expect(writable.wait() != nil)
+            #expect(await writable.wait() != nil)
         }
     }
 
     @Test("writing to a closed peer throws EPIPE or ECONNRESET and raises no SIGPIPE")
-    func writeToClosedPeer() throws {
+    func writeToClosedPeer() async throws {
         // Unix socketpair: EPIPE at once.
         let (a, b) = try makeSocketPair()
         b.close()
@@ -102,24 +102,24 @@ struct SocketTests {
         // TCP: the first write may be accepted; the RST makes a later one fail.
         let listener = try Socket.listen(on: loopbackV4)
         let client = try Socket.connect(to: try listener.localAddress)
-        let server = try acceptBlocking(listener)
+        let server = try await acceptBlocking(listener)
         server.close()
         var failure: SystemError?
         for _ in 0..<1_000 where failure == nil {
             do { _ = try client.write([0x41]) } catch let error as SystemError { failure = error }
-            if failure == nil { usleep(1_000) }
+            if failure == nil { try await Task.sleep(for: .milliseconds(1)) }
         }
         #expect(failure?.errno == EPIPE || failure?.errno == ECONNRESET)
         // Reaching this line at all means SIGPIPE did not kill the process.
     }
 
     @Test("connecting to a closed 127.0.0.1 port fails with ECONNREFUSED")
-    func connectRefused() throws {
+    func connectRefused() async throws {
         let (holder, port) = try refusingLoopbackPort()
         defer { holder.close() }
-        let error = #expect(throws: SystemError.self) {
+        let error = await #expect(throws: SystemError.self) {
             let socket = try Socket.connect(to: loopbackV4.withPort(port))
-            try waitWritable(socket)
+            try await waitWritable(socket)
             try socket.finishConnect()
         }
         #expect(error?.errno == ECONNREFUSED)
@@ -127,12 +127,12 @@ struct SocketTests {
     }
 
     @Test("connect to a listening 127.0.0.1 socket; addresses match on both ends")
-    func connectIPv4() throws {
-        try connectRoundTrip(loopbackV4)
+    func connectIPv4() async throws {
+        try await connectRoundTrip(loopbackV4)
     }
 
     @Test("connect to a listening ::1 socket (skipped when IPv6 loopback is unavailable)")
-    func connectIPv6() throws {
+    func connectIPv6() async throws {
         let listener: Socket
         do {
             listener = try Socket.listen(on: loopbackV6)
@@ -141,11 +141,11 @@ struct SocketTests {
             return
         }
         listener.close()
-        try connectRoundTrip(loopbackV6)
+        try await connectRoundTrip(loopbackV6)
     }
 
     @Test("close is idempotent and later calls fail with EBADF")
-    func closeTwice() throws {
+    func closeTwice() async throws {
         let (a, _b) = try makeSocketPair()
         a.close()
         a.close()
@@ -156,7 +156,7 @@ struct SocketTests {
     }
 
     @Test("SocketAddress parses and prints IPv4 and IPv6")
-    func socketAddressDescription() throws {
+    func socketAddressDescription() async throws {
         let v4 = try #require(SocketAddress(ipAddress: "127.0.0.1", port: 80))
         #expect(v4.description == "127.0.0.1:80")
         #expect(v4.family == .inet)
@@ -173,36 +173,35 @@ struct SocketTests {
 
     // MARK: - Helpers
 
-    private func connectRoundTrip(_ loopback: SocketAddress) throws {
+    private func connectRoundTrip(_ loopback: SocketAddress) async throws {
         let listener = try Socket.listen(on: loopback)
         let target = try listener.localAddress
         #expect(target.port != 0 && target.family == loopback.family)
         let client = try Socket.connect(to: target)
-        try waitWritable(client)
+        try await waitWritable(client)
         try client.finishConnect()
-        let server = try acceptBlocking(listener)
+        let server = try await acceptBlocking(listener)
         #expect(try client.remoteAddress == target)
         #expect(try server.remoteAddress == client.localAddress)
         #expect(try client.write([1, 2, 3]) == .processed(3))
         var got: [UInt8]?
         for _ in 0..<1_000 where got == nil {
             got = try server.read(count: 8)
-            if got == nil { usleep(1_000) }
+            if got == nil { try await Task.sleep(for: .milliseconds(1)) }
         }
         #expect(got == [1, 2, 3])
     }
 }
 
-/// Polls until `socket` is writable (its connect finished), within the generous bound.
-func waitWritable(_ socket: Socket) throws {
-    var entry = pollfd(fd: socket.fd, events: Int16(POLLOUT), revents: 0)
-    guard poll(&entry, 1, 10_000) == 1 else { throw SystemError(errno: ETIMEDOUT, syscall: "poll") }
+/// Polls (suspending in between) until `socket` is writable (its connect finished), within
+/// the generous bound.
+func waitWritable(_ socket: Socket) async throws {
+    guard await pollReady(socket.fd, events: Int16(POLLOUT)) else { throw SystemError(errno: ETIMEDOUT, syscall: "poll") }
 }
 
-/// Accepts one connection, polling until it arrives.
-func acceptBlocking(_ listener: Socket) throws -> Socket {
-    var entry = pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0)
-    guard poll(&entry, 1, 10_000) == 1 else { throw SystemError(errno: ETIMEDOUT, syscall: "poll") }
+/// Accepts one connection, polling (suspending in between) until it arrives.
+func acceptBlocking(_ listener: Socket) async throws -> Socket {
+    guard await pollReady(listener.fd, events: Int16(POLLIN)) else { throw SystemError(errno: ETIMEDOUT, syscall: "poll") }
     guard case .processed(let socket) = try listener.accept() else {
         throw SystemError(errno: EAGAIN, syscall: "accept")
     }

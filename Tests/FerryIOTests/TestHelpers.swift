@@ -11,27 +11,61 @@ import Glibc
 
 /// The generous bound for "eventually": long enough for a loaded CI machine, short enough
 /// that a broken wake-up fails the test instead of hanging the suite.
-let eventually: DispatchTimeInterval = .seconds(10)
+let eventually: DispatchTimeInterval = .seconds(eventuallySeconds)
+let eventuallySeconds = 10
 
 /// A one-shot value handed from a loop thread to the test.
+///
+/// The test suspends in ``wait()`` instead of blocking: Swift Testing runs tests on the
+/// cooperative pool (one thread per core), and a parked pool thread stalls every other test.
+/// (TestSupport's `AsyncEvent` does the same, but this target does not depend on TestSupport.)
 final class Latch<T: Sendable>: Sendable {
-    private let value = Mutex<T?>(nil)
-    private let semaphore = DispatchSemaphore(value: 0)
-
-    /// Sets the value (first call wins) and wakes the waiter.
-    func fulfill(_ newValue: T) {
-        let first = value.withLock { current -> Bool in
-            guard current == nil else { return false }
-            current = newValue
-            return true
-        }
-        if first { semaphore.signal() }
+    private struct State {
+        var value: T?
+        var waiters: [Int: CheckedContinuation<T?, Never>] = [:]
+        var nextID = 0
     }
 
-    /// Waits up to ``eventually`` for the value.
-    func wait() -> T? {
-        guard semaphore.wait(timeout: .now() + eventually) == .success else { return nil }
-        return value.withLock { $0 }
+    private let state = Mutex(State())
+
+    /// Sets the value (first call wins) and wakes the waiters.
+    func fulfill(_ newValue: T) {
+        let waiters = state.withLock { state -> [CheckedContinuation<T?, Never>] in
+            guard state.value == nil else { return [] }
+            state.value = newValue
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: newValue) }
+    }
+
+    /// Suspends up to ``eventually`` for the value; nil when it did not come in time.
+    func wait() async -> T? {
+        let id: Int = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        let timer = Task { [self] in
+            try? await Task.sleep(for: .seconds(eventuallySeconds))
+            expire(id)
+        }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let value: T?? = state.withLock { state in
+                    if let value = state.value { return .some(value) }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let value { continuation.resume(returning: value) }
+            }
+        } onCancel: {
+            expire(id)
+        }
+    }
+
+    private func expire(_ id: Int) {
+        state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
     }
 }
 
@@ -43,11 +77,11 @@ final class Recorder<T: Sendable>: Sendable {
 }
 
 extension EventLoop {
-    /// Runs `body` on the loop and waits for its result.
-    func sync<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+    /// Runs `body` on the loop and waits (suspended) for its result.
+    func sync<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         let latch = Latch<Result<T, any Error>>()
         execute { latch.fulfill(Result { try body() }) }
-        guard let result = latch.wait() else {
+        guard let result = await latch.wait() else {
             throw SystemError(errno: ETIMEDOUT, syscall: "test: loop did not run the task")
         }
         return try result.get()
@@ -55,10 +89,25 @@ extension EventLoop {
 }
 
 /// Runs `body` with a fresh one-loop group and shuts it down afterwards.
-func withLoop<T>(_ body: (EventLoop) throws -> T) throws -> T {
+func withLoop<T>(
+    isolation: isolated (any Actor)? = #isolation, _ body: (EventLoop) async throws -> T
+) async throws -> T {
     let group = try EventLoopGroup(loopCount: 1)
     defer { group.shutdownGracefully() }
-    return try body(group.loops[0])
+    return try await body(group.loops[0])
+}
+
+/// Polls `fd` for `events` without blocking a thread: a zero-timeout poll(2), then a short
+/// suspension, until ready or `timeout` (default ``eventually``) passed.
+/// - Returns: whether the descriptor became ready.
+func pollReady(_ fd: Int32, events: Int16, within timeout: Duration = .seconds(eventuallySeconds)) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        var entry = pollfd(fd: fd, events: events, revents: 0)
+        if poll(&entry, 1, 0) == 1 { return true }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return false
 }
 
 /// A connected pair of non-blocking Unix stream sockets.

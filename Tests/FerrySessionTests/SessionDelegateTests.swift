@@ -208,7 +208,7 @@ struct SessionDelegateTests {
             }, delegateQueue: queue)
             defer { session.invalidateAndCancel() }
             let delegate = RecordingDelegate(queue: queue)
-            let error = await networkError { try await session.data(for: NetworkRequest(url: server.url("/delay/2")), delegate: delegate) }
+            let error = await networkError { try await session.data(for: NetworkRequest(url: server.url("/delay/30")), delegate: delegate) }
             #expect(error?.code == .timedOut)
             #expect(delegate.names == ["head", "metrics"])
             #expect(delegate.metrics?.transactionMetrics.first?.responseStart == nil)

@@ -14,7 +14,9 @@ import TestSupport
 struct SessionErrorTests {
     @Test("a closed port fails with cannotConnectToHost, ECONNREFUSED and a reason naming host and port")
     func connectionRefused() async throws {
-        let port = try SessionTest.closedPort()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let port = refusing.port
         let session = Session(configuration: SessionTest.configuration())
         defer { session.invalidateAndCancel() }
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/get"))
@@ -33,7 +35,9 @@ struct SessionErrorTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let port = try SessionTest.closedPort()
+            let refusing = try RefusingPort()
+            defer { refusing.close() }
+            let port = refusing.port
             let refused = URL(string: "http://127.0.0.1:\(port)/get")!
             for _ in 0..<3 {
                 let error = await networkError { try await session.data(for: NetworkRequest(url: refused)) }
@@ -46,7 +50,9 @@ struct SessionErrorTests {
 
     @Test("several requests to a closed port all fail, none waits forever")
     func concurrentRefused() async throws {
-        let port = try SessionTest.closedPort()
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let port = refusing.port
         let session = Session(configuration: SessionTest.configuration { $0.httpMaximumConnectionsPerHost = 2 })
         defer { session.invalidateAndCancel() }
         let url = URL(string: "http://127.0.0.1:\(port)/get")!

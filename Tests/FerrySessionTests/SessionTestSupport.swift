@@ -50,26 +50,6 @@ enum SessionTest {
         stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
     }
 
-    /// A TCP port on 127.0.0.1 that nobody listens on: bound (so the kernel picked it), then closed.
-    static func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(bound == 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        try #require(named == 0)
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 /// Runs `body` and returns the ``NetworkError`` it threw, or `nil` when it succeeded (any
@@ -92,47 +72,6 @@ func networkError<T>(
 func seconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-}
-
-/// Runs `body`, but gives up after `limit` seconds (cancelling it) and returns `nil`, so a
-/// test that exposes a hang fails instead of stalling the suite. A body that ignores
-/// cancellation is left behind rather than awaited.
-func withTimeLimit<T: Sendable>(
-    seconds limit: Double, _ body: @escaping @Sendable () async throws -> T
-) async throws -> T? {
-    let work = Task { try await body() }
-    let outcome: Result<T, any Error>? = await withCheckedContinuation { continuation in
-        let once = ResumeOnce(continuation)
-        Task {
-            do {
-                once.resume(.success(try await work.value))
-            } catch {
-                once.resume(.failure(error))
-            }
-        }
-        Task {
-            try? await Task.sleep(for: .milliseconds(Int(limit * 1000)))
-            once.resume(nil)
-        }
-    }
-    guard let outcome else {
-        work.cancel()
-        return nil
-    }
-    return try outcome.get()
-}
-
-/// Resumes a continuation at most once, from whichever racer comes first.
-private final class ResumeOnce<Value: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
-
-    init(_ continuation: CheckedContinuation<Value, Never>) {
-        self.continuation = Mutex(continuation)
-    }
-
-    func resume(_ value: Value) {
-        continuation.withLock { $0.take() }?.resume(returning: value)
-    }
 }
 
 // MARK: - Recording delegate

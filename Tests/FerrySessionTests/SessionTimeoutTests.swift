@@ -2,6 +2,7 @@
 // cancellation, dropping a streamed body, and invalidateAndCancel(). Every wait has a
 // generous upper bound so a hang fails the test instead of stalling the suite.
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -16,7 +17,7 @@ struct SessionTimeoutTests {
                 $0.timeoutIntervalForRequest = .milliseconds(300)
             })
             defer { session.invalidateAndCancel() }
-            let request = NetworkRequest(url: server.url("/delay/3"))
+            let request = NetworkRequest(url: server.url("/delay/30"))
             let error = await networkError { try await session.data(for: request) }
             #expect(error?.code == .timedOut)
             #expect(error?.failingURL == request.url)
@@ -28,7 +29,7 @@ struct SessionTimeoutTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            var request = NetworkRequest(url: server.url("/delay/3"))
+            var request = NetworkRequest(url: server.url("/delay/30"))
             request.timeoutInterval = .milliseconds(300)
             let error = await networkError { try await session.data(for: request) }
             #expect(error?.code == .timedOut)
@@ -57,7 +58,7 @@ struct SessionTimeoutTests {
                 $0.timeoutIntervalForResource = .milliseconds(500)
             })
             defer { session.invalidateAndCancel() }
-            let url = server.url("/drip?numbytes=10&duration=5&delay=0")
+            let url = server.url("/drip?numbytes=10&duration=30&delay=0")
             let error = await networkError { try await session.data(for: NetworkRequest(url: url)) }
             #expect(error?.code == .timedOut)
         }
@@ -68,7 +69,7 @@ struct SessionTimeoutTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let url = server.url("/delay/3")
+            let url = server.url("/delay/30")
             let task = Task { await networkError { try await session.data(for: NetworkRequest(url: url)) } }
             // Let the request reach the server before cancelling.
             while server.requestCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -83,19 +84,29 @@ struct SessionTimeoutTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration { $0.httpMaximumConnectionsPerHost = 1 })
             defer { session.invalidateAndCancel() }
-            let slow = server.url("/delay/3")
-            let first = Task { try await session.data(for: NetworkRequest(url: slow)).1.statusCode }
+            // The first request holds the only connection far longer than any stall of a loaded
+            // machine, so the queued one is certainly still waiting when it is cancelled.
+            let slow = server.url("/delay/30")
+            let firstEnded = Mutex(false)
+            let first = Task {
+                defer { firstEnded.withLock { $0 = true } }
+                return await networkError { try await session.data(for: NetworkRequest(url: slow)) }
+            }
             while server.requestCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
             let queued = Task { await networkError { try await session.data(for: NetworkRequest(url: slow)) } }
             try await Task.sleep(for: .milliseconds(50))
             queued.cancel()
             let error = await queued.value
             #expect(error?.code == .cancelled)
-            #expect(try await first.value == 200)
+            #expect(server.requestCount == 1, "the cancelled request was never sent")
+            #expect(!firstEnded.withLock { $0 }, "cancelling the queued request left the running one alone")
+            #expect(server.connectionCount == 1, "the cancelled request opened no connection of its own")
+            // Free the connection (waiting 30 s for /delay would only slow the suite down).
+            first.cancel()
+            #expect(await first.value?.code == .cancelled)
             let (_, response) = try await session.data(for: NetworkRequest(url: server.url("/get")))
             #expect(response.statusCode == 200)
             #expect(server.requestCount == 2, "the cancelled request was never sent")
-            #expect(server.connectionCount == 1)
         }
     }
 
@@ -106,7 +117,7 @@ struct SessionTimeoutTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let url = server.url("/drip?numbytes=20&duration=4&delay=0")
+            let url = server.url("/drip?numbytes=20&duration=30&delay=0")
             let task = Task { await networkError { try await session.download(for: NetworkRequest(url: url), to: destination) } }
             while !FileManager.default.fileExists(atPath: destination.path) { try await Task.sleep(for: .milliseconds(10)) }
             try await Task.sleep(for: .milliseconds(300))
@@ -120,7 +131,7 @@ struct SessionTimeoutTests {
     func invalidateWhileStreaming() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
-            let url = server.url("/drip?numbytes=50&duration=5&delay=0")
+            let url = server.url("/drip?numbytes=50&duration=30&delay=0")
             let (body, _) = try await session.bytes(for: NetworkRequest(url: url))
             session.invalidateAndCancel()
             let outcome = try await withTimeLimit(seconds: 3) {
@@ -151,7 +162,7 @@ struct SessionTimeoutTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let url = server.url("/drip?numbytes=50&duration=5&delay=0")
+            let url = server.url("/drip?numbytes=50&duration=30&delay=0")
             let (body, _) = try await session.bytes(for: NetworkRequest(url: url))
             let outcome = try await withTimeLimit(seconds: 4) {
                 let task = Task { () async -> NetworkError? in
@@ -195,7 +206,7 @@ struct SessionTimeoutTests {
     func invalidateAndCancel() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
-            let url = server.url("/delay/3")
+            let url = server.url("/delay/30")
             let running = Task { await networkError { try await session.data(for: NetworkRequest(url: url)) } }
             while server.requestCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
             session.invalidateAndCancel()
@@ -216,7 +227,7 @@ struct SessionTimeoutTests {
     func invalidateFailsWaiters() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration { $0.httpMaximumConnectionsPerHost = 1 })
-            let url = server.url("/delay/3")
+            let url = server.url("/delay/30")
             let tasks = (0..<4).map { _ in
                 Task { await networkError { try await session.data(for: NetworkRequest(url: url)) } }
             }

@@ -1,5 +1,7 @@
-// A tiny blocking HTTP/1.1 client on plain POSIX sockets, for TestSupport's own tests of the
-// servers (other targets test through Ferry). Not Ferry's code, not NIO.
+// A tiny HTTP/1.1 client on plain POSIX sockets, for TestSupport's own tests of the servers
+// (other targets test through Ferry). Not Ferry's code, not NIO. Its blocking I/O runs on a
+// queue of its own; callers await it.
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -33,11 +35,16 @@ public struct RawHTTPResponse: Sendable {
     }
 }
 
-/// A blocking client that writes raw bytes and reads raw or framed responses; each wait is
-/// bounded by `timeout`. Use it to test the test servers; use Ferry everywhere else.
-public final class RawHTTPClient {
+/// A client that writes raw bytes and reads raw or framed responses; each wait is bounded by
+/// `timeout`. Use it to test the test servers; use Ferry everywhere else.
+///
+/// Its I/O blocks, so every call runs on the client's own serial queue and the caller suspends
+/// meanwhile: a test never parks a thread of the cooperative pool, which has one thread per
+/// core. Use one client from one task at a time (calls are serialized on the queue anyway).
+public final class RawHTTPClient: @unchecked Sendable {
     fileprivate(set) var socket: BufferedSocket
     private var isClosed = false
+    private let queue = DispatchQueue(label: "RawHTTPClient")
 
     /// Connects to `host:port`.
     /// - Parameters:
@@ -54,16 +61,25 @@ public final class RawHTTPClient {
         close()
     }
 
+    /// Runs blocking `work` on the client's queue; the caller suspends until it returns.
+    fileprivate func io<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
     /// Writes `bytes` exactly.
     /// - Throws: ``TestServerError`` on a timeout or a closed connection.
-    public func send(_ bytes: [UInt8]) throws {
-        do { try socket.write(bytes) } catch { throw Self.error(error, while: "sending") }
+    public func send(_ bytes: [UInt8]) async throws {
+        try await io {
+            do { try self.socket.write(bytes) } catch { throw Self.error(error, while: "sending") }
+        }
     }
 
     /// Writes the UTF-8 bytes of `text` exactly (write `\r\n` yourself).
     /// - Throws: ``TestServerError`` on a timeout or a closed connection.
-    public func send(_ text: String) throws {
-        try send(Array(text.utf8))
+    public func send(_ text: String) async throws {
+        try await send(Array(text.utf8))
     }
 
     /// Writes a simple request: `METHOD target HTTP/1.1`, `Host`, the given fields, a
@@ -76,12 +92,12 @@ public final class RawHTTPClient {
     /// - Throws: ``TestServerError`` on a timeout or a closed connection.
     public func sendRequest(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil
-    ) throws {
+    ) async throws {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
-        try send(Array(head.utf8) + (body ?? []))
+        try await send(Array(head.utf8) + (body ?? []))
     }
 
     /// Reads one response, framed per RFC 9112 §6.3: none for HEAD, 1xx, 204 and 304; chunked;
@@ -91,7 +107,11 @@ public final class RawHTTPClient {
     ///   - limit: the most body bytes kept (all are consumed).
     /// - Returns: the response.
     /// - Throws: ``TestServerError`` on a timeout, a close mid-message or bad framing.
-    public func readResponse(isHEAD: Bool = false, limit: Int = 256 * 1024 * 1024) throws -> RawHTTPResponse {
+    public func readResponse(isHEAD: Bool = false, limit: Int = 256 * 1024 * 1024) async throws -> RawHTTPResponse {
+        try await io { try self.readResponseBlocking(isHEAD: isHEAD, limit: limit) }
+    }
+
+    private func readResponseBlocking(isHEAD: Bool, limit: Int) throws -> RawHTTPResponse {
         do {
             while true {
                 let head = try socket.readHead()
@@ -124,14 +144,20 @@ public final class RawHTTPClient {
     /// - Parameter limit: the most bytes kept.
     /// - Returns: the raw bytes, head and framing included.
     /// - Throws: ``TestServerError`` on a timeout or a reset.
-    public func readUntilClose(limit: Int = 64 * 1024 * 1024) throws -> [UInt8] {
-        do { return try socket.readToEOF(limit: limit) } catch { throw Self.error(error, while: "reading to EOF") }
+    public func readUntilClose(limit: Int = 64 * 1024 * 1024) async throws -> [UInt8] {
+        try await io {
+            do { return try self.socket.readToEOF(limit: limit) } catch { throw Self.error(error, while: "reading to EOF") }
+        }
     }
 
     /// Whether the server has closed the connection: waits up to `timeout` for EOF. Bytes that
     /// arrive meanwhile are kept for the next read.
     /// - Returns: `true` on EOF or reset, `false` if bytes arrived or nothing happened in time.
-    public func serverClosed(within timeout: Duration) -> Bool {
+    public func serverClosed(within timeout: Duration) async -> Bool {
+        (try? await io { self.serverClosedBlocking(within: timeout) }) ?? false
+    }
+
+    private func serverClosedBlocking(within timeout: Duration) -> Bool {
         let saved = socket.timeout
         socket.timeout = timeout
         defer { socket.timeout = saved }
@@ -158,11 +184,11 @@ public final class RawHTTPClient {
     ///   - timeout: the longest any wait.
     /// - Returns: the raw response bytes.
     /// - Throws: ``TestServerError``.
-    public static func exchange(port: Int, request: String, timeout: Duration = .seconds(10)) throws -> [UInt8] {
+    public static func exchange(port: Int, request: String, timeout: Duration = .seconds(10)) async throws -> [UInt8] {
         let client = try RawHTTPClient(port: port, timeout: timeout)
         defer { client.close() }
-        try client.send(request)
-        return try client.readUntilClose()
+        try await client.send(request)
+        return try await client.readUntilClose()
     }
 
     fileprivate static func error(_ failure: any Error, while action: String) -> TestServerError {
@@ -174,18 +200,22 @@ extension RawHTTPClient {
     /// Reads one interim (1xx) response head and returns its status line, for
     /// `Expect: 100-continue` tests.
     /// - Throws: ``TestServerError`` on a timeout or a close.
-    public func readInterimStatusLine() throws -> String {
-        do {
-            return try socket.readHead().startLine
-        } catch {
-            throw Self.error(error, while: "reading an interim head")
+    public func readInterimStatusLine() async throws -> String {
+        try await io {
+            do {
+                return try self.socket.readHead().startLine
+            } catch {
+                throw Self.error(error, while: "reading an interim head")
+            }
         }
     }
 
     /// Reads exactly `count` more bytes, whatever they are (after ``readInterimStatusLine()``,
     /// a body's raw bytes).
     /// - Throws: ``TestServerError`` on a timeout or a close.
-    public func readUntilCount(_ count: Int) throws -> [UInt8] {
-        do { return try socket.read(exactly: count) } catch { throw Self.error(error, while: "reading \(count) bytes") }
+    public func readUntilCount(_ count: Int) async throws -> [UInt8] {
+        try await io {
+            do { return try self.socket.read(exactly: count) } catch { throw Self.error(error, while: "reading \(count) bytes") }
+        }
     }
 }

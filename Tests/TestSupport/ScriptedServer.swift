@@ -16,9 +16,14 @@ import Synchronization
 /// limit, and ``shutdown()`` cuts every wait short and joins the thread (at most 5 seconds).
 ///
 /// ```swift
-/// let server = try ScriptedServer(scripts: [.reply("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi")])
-/// defer { server.shutdown() }
+/// try await ScriptedServer.withServer(scripts: [.reply("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi")]) { server in
+///     // ... talk to server.port ...
+/// }
 /// ```
+///
+/// Async tests wait with ``waitForFinishedConnections(_:timeout:)`` and shut down with
+/// ``shutdownGracefully()`` (or ``withServer(host:scripts:extraConnections:ioTimeout:isolation:_:)``),
+/// which suspend rather than block one of the cooperative pool's few threads.
 public final class ScriptedServer: Sendable {
     /// What happens to connections accepted after every script has been used.
     public enum ExtraConnections: Sendable, Equatable {
@@ -88,9 +93,48 @@ public final class ScriptedServer: Sendable {
     }
 
     /// Stops accepting, cuts short any read, write, sleep or stall, closes the sockets and
-    /// joins the thread (waiting at most 5 seconds). Safe to call more than once.
+    /// joins the thread (waiting at most 5 seconds). Safe to call more than once. Blocks the
+    /// calling thread (briefly: every wait of the server thread watches the wake pipe); async
+    /// tests use ``shutdownGracefully()``.
     public func shutdown() {
         core.shutdown()
+    }
+
+    /// ``shutdown()`` without blocking a thread: suspends until the server thread has ended
+    /// (at most 5 seconds). Safe to call more than once, and together with ``shutdown()``.
+    public func shutdownGracefully() async {
+        await core.shutdownGracefully()
+    }
+
+    /// Runs `body` with a fresh server and always shuts it down afterwards, without blocking a
+    /// thread. `body` runs in the caller's isolation.
+    /// - Parameters:
+    ///   - host: `"127.0.0.1"` (default) or `"::1"`.
+    ///   - scripts: one script per connection, in accept order.
+    ///   - extraConnections: what to do with connections beyond `scripts`.
+    ///   - ioTimeout: the longest any single read or write waits.
+    ///   - isolation: the caller's actor, filled in by the compiler.
+    ///   - body: the test.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `init` or `body` throws.
+    public static func withServer<T>(
+        host: String = "127.0.0.1",
+        scripts: [ConnectionScript],
+        extraConnections: ExtraConnections = .close,
+        ioTimeout: Duration = .seconds(10),
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (ScriptedServer) async throws -> T
+    ) async throws -> T {
+        let server = try ScriptedServer(
+            host: host, scripts: scripts, extraConnections: extraConnections, ioTimeout: ioTimeout)
+        do {
+            let result = try await body(server)
+            await server.shutdownGracefully()
+            return result
+        } catch {
+            await server.shutdownGracefully()
+            throw error
+        }
     }
 
     /// How many connections were accepted so far.
@@ -123,18 +167,13 @@ public final class ScriptedServer: Sendable {
         core.record.withLock { $0.mismatches }
     }
 
-    /// Waits until at least `count` connections have finished their scripts.
+    /// Waits until at least `count` connections have finished their scripts, suspending (not
+    /// blocking a thread) between checks.
     /// - Parameters:
     ///   - count: how many finished connections to wait for.
     ///   - timeout: the longest wait.
     /// - Returns: whether that many finished in time.
-    public func waitForFinishedConnections(_ count: Int, timeout: Duration = .seconds(10)) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while finishedConnections < count {
-            if clock.now >= deadline { return false }
-            Thread.sleep(forTimeInterval: 0.002)
-        }
-        return true
+    public func waitForFinishedConnections(_ count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+        await waitUntil(timeout: timeout) { finishedConnections >= count }
     }
 }

@@ -31,6 +31,8 @@ final class ScriptedServerCore: Sendable {
     let record = Mutex(Record())
     private let stopping = Mutex(false)
     private let threadDone = DispatchSemaphore(value: 0)
+    /// Set with `threadDone`: what async shutdown waits for without blocking a thread.
+    private let threadFinished = AsyncEvent()
 
     init(
         listener: Int32, wake: (read: Int32, write: Int32), scripts: [ConnectionScript],
@@ -46,7 +48,10 @@ final class ScriptedServerCore: Sendable {
 
     /// The accept loop; returns when the wake pipe fires.
     func run() {
-        defer { threadDone.signal() }
+        defer {
+            threadDone.signal()
+            threadFinished.set()
+        }
         while true {
             // An hour per wait: the loop really ends through the wake pipe (shutdown or deinit).
             switch POSIXSocket.wait(fd: listener, events: Int16(POLLIN), wake: wakeRead, timeout: .seconds(3600)) {
@@ -85,17 +90,35 @@ final class ScriptedServerCore: Sendable {
     }
 
     /// Wakes every wait, joins the thread (at most 5 s) and closes the sockets. Idempotent.
+    /// Blocks the calling thread: async code uses ``shutdownGracefully()``.
     func shutdown() {
+        guard beginShutdown() else { return }
+        // If the thread did not finish (it always should), leak the descriptors rather than
+        // close ones it may still use.
+        guard threadDone.wait(timeout: .now() + 5) == .success else { return }
+        closeDescriptors()
+    }
+
+    /// ``shutdown()`` that suspends instead of blocking while the thread ends. Idempotent.
+    func shutdownGracefully() async {
+        guard beginShutdown() else { return }
+        guard await threadFinished.wait(timeout: .seconds(5)) else { return }
+        closeDescriptors()
+    }
+
+    /// Marks the core as stopping and wakes the thread; `false` when already stopping.
+    private func beginShutdown() -> Bool {
         let first = stopping.withLock { stopping in
             defer { stopping = true }
             return !stopping
         }
-        guard first else { return }
+        guard first else { return false }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
-        // If the thread did not finish (it always should), leak the descriptors rather than
-        // close ones it may still use.
-        guard threadDone.wait(timeout: .now() + 5) == .success else { return }
+        return true
+    }
+
+    private func closeDescriptors() {
         close(listener)
         close(wakeRead)
         close(wakeWrite)

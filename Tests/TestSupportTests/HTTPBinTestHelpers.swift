@@ -9,11 +9,11 @@ enum HTTPBinTest {
     static func fetch(
         _ server: HTTPBinServer, _ target: String, method: String = "GET",
         headers: [(String, String)] = [], body: [UInt8]? = nil
-    ) throws -> RawHTTPResponse {
+    ) async throws -> RawHTTPResponse {
         let client = try RawHTTPClient(port: server.port)
         defer { client.close() }
-        try client.sendRequest(method, target, headers: headers, body: body)
-        return try client.readResponse(isHEAD: method == "HEAD")
+        try await client.sendRequest(method, target, headers: headers, body: body)
+        return try await client.readResponse(isHEAD: method == "HEAD")
     }
 
     /// The body parsed as a JSON object.

@@ -28,7 +28,7 @@ struct EngineDecodingBackpressureTests {
     }
 
     @Test("a pause while decoding is honoured within one encoded slice")
-    func pauseIsHonouredWithinOneSlice() throws {
+    func pauseIsHonouredWithinOneSlice() async throws {
         let plain = Self.text(count: 4 * 1024 * 1024)
         let gzip = Zlib.compress(plain, format: .gzip, level: 6)
         let ratio = plain.count / gzip.count + 1
@@ -56,7 +56,7 @@ struct EngineDecodingBackpressureTests {
         var request = EngineTest.request(server)
         request.decodesContent = true
         probe.handle.withLock { $0 = engine.execute(request, delegate: delegate) }
-        #expect(delegate.wait())
+        #expect(await delegate.wait())
         #expect(delegate.succeeded)
         #expect(delegate.record.body == plain)
         #expect(probe.bytesWhilePaused.load(ordering: .acquiring) <= bound)

@@ -31,8 +31,6 @@ struct EngineTimeoutAndLimitTests {
         // 600 bytes, one per 50 ms: the drip lasts 30 s, far longer than any stall of a loaded
         // machine, so the total timeout always fires first; the idle timeout is 40 intervals.
         let body = String(repeating: "d", count: 600)
-        let clock = ContinuousClock()
-        let start = clock.now
         let delegate = try await runAgainstScript([
             .readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 600\r\n\r\n"),
             .sendSlowly(body, chunk: 1, interval: .milliseconds(50)),
@@ -44,8 +42,6 @@ struct EngineTimeoutAndLimitTests {
         // Progress was real: some bytes arrived, and not all of them.
         #expect(!delegate.record.body.isEmpty)
         #expect(delegate.record.body.count < 600)
-        // Ended by the timeout, long before the server would have finished.
-        #expect(clock.now - start < .seconds(25))
     }
 
     // MARK: - Interim responses

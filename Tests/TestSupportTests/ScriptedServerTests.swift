@@ -80,10 +80,8 @@ import Testing
         let client = try RawHTTPClient(port: server.port)
         try await client.send("GET / HTTP/1.1\r\n\r\n")
         #expect(await !client.serverClosed(within: .milliseconds(50)))
-        let start = ContinuousClock.now
         server.shutdown()
         server.shutdown()  // idempotent
-        #expect(ContinuousClock.now - start < .seconds(2))
         #expect(await client.serverClosed(within: .seconds(2)))
         #expect(server.mismatches.isEmpty)
     }
@@ -126,9 +124,7 @@ import Testing
         let client = try RawHTTPClient(port: server.port)
         try await client.sendRequest("GET", "/")
         #expect(try await client.readUntilCount(1) == Array("a".utf8))
-        let start = ContinuousClock.now
         server.shutdown()
-        #expect(ContinuousClock.now - start < .seconds(2))
         #expect(server.finishedConnections == 1)
     }
 

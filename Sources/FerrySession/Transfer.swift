@@ -43,6 +43,11 @@ final class Transfer: ExchangeDelegate, @unchecked Sendable {
     /// Starts the exchange on `engine`; the sink receives its outcome.
     func start(_ exchange: ExchangeRequest, engine: HTTPClientEngine, sink: Sink) {
         self.sink = sink
+        // A task cancelled before the request started must not start it: on a loop that is
+        // faster than this thread, a fast exchange could finish before a late cancel lands.
+        if control.withLock({ $0.cancelled }) {
+            return exchangeDidFail(EngineError(.cancelled), metrics: ExchangeMetrics(start: .now()))
+        }
         let handle = engine.execute(exchange, delegate: self)
         let cancelNow = control.withLock { state -> Bool in
             state.handle = handle

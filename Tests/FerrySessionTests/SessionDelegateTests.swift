@@ -184,8 +184,10 @@ struct SessionDelegateTests {
             let abandoned = Task { await networkError { try await session.data(for: NetworkRequest(url: server.url("/get"))) } }
             abandoned.cancel()
             _ = await abandoned.value
-            // Let the connection the cancelled request asked for finish opening and park.
-            while server.connectionCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            // If the cancel landed after the request started, the connection it asked for may
+            // still open and park; give it the chance. (A task cancelled before the request
+            // started opens nothing at all, and the next request must be just as correct.)
+            _ = await waitUntil(timeout: .milliseconds(300)) { server.connectionCount > 0 }
             try await Task.sleep(for: .milliseconds(100))
             let delegate = RecordingDelegate(queue: queue)
             _ = try await session.data(for: NetworkRequest(url: server.url("/get")), delegate: delegate)

@@ -41,23 +41,31 @@ let package = Package(
         // MARK: - Library modules (arrows point down only)
         .target(name: "FerryIO", dependencies: ["CFerryShims", logging]),
         .target(name: "FerryWire", dependencies: [httpTypes]),
+        .target(name: "FerryTLS", dependencies: ["COpenSSL", "CFerryShims"]),
         .target(
             name: "FerryEngine",
             dependencies: ["FerryIO", "FerryWire", "CFerryShims", "CZlib", "COpenSSL", httpTypes, logging]
         ),
         .target(name: "FerrySession", dependencies: ["FerryEngine", "FerryIO", "FerryWire", httpTypes, logging]),
-        .target(name: "Ferry", dependencies: ["FerrySession", httpTypes]),
+        .target(name: "Ferry", dependencies: ["FerrySession", "FerryTLS", httpTypes]),
 
         // MARK: - Examples (public API only)
         .executableTarget(name: "ferry", dependencies: ["Ferry"], path: "Examples/ferry"),
 
         // MARK: - Tests
-        .target(name: "TestSupport", dependencies: nioTestServer + ["CZlib"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: nioTestServer + ["CZlib"],
+            path: "Tests/TestSupport",
+            // TLS test certificates (Scripts/make-test-certificates), read by path, not compiled.
+            exclude: ["Certificates"]
+        ),
         .testTarget(name: "FerryWireTests", dependencies: ["FerryWire", httpTypes], resources: [.copy("Fixtures")]),
         .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "CFerryShims"]),
         .testTarget(name: "FerryEngineTests", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "TestSupport", httpTypes]),
         .testTarget(name: "FerrySessionTests", dependencies: ["FerrySession", "Ferry", "TestSupport", httpTypes]),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "TestSupport"]),
+        .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,4 +5,5 @@
 // Each area has its own header so that its owner edits one file.
 #include "cferry_io.h"
 #include "cferry_zlib.h"
+#include "cferry_ssl.h"
 #endif

@@ -100,11 +100,24 @@ enum PEMReader {
                 case .failure(let error): return .failure(error)
                 }
             }
+            // OpenSSL reports a block it cannot read (an empty body, say) as "no start line",
+            // like the end of input: a CERTIFICATE marker left unread means a malformed block.
+            let unread = limit.map { found.count < $0 } ?? true
+            if unread, beginMarkers(in: text) > found.count {
+                return .failure(CertificateError(.invalidPEM, detail: "certificate \(found.count + 1): unreadable CERTIFICATE block"))
+            }
             return .success(found)
         }
         guard let outcome else {
             throw CertificateError(.invalidPEM, detail: "cannot allocate a BIO: \(OpenSSLSupport.drainErrors())")
         }
         return try outcome.get()
+    }
+
+    /// How many `-----BEGIN CERTIFICATE-----` (or `X509 CERTIFICATE`) lines `text` holds.
+    private static func beginMarkers(in text: String) -> Int {
+        ["-----BEGIN CERTIFICATE-----", "-----BEGIN X509 CERTIFICATE-----"].reduce(0) { count, marker in
+            count + text.components(separatedBy: marker).count - 1
+        }
     }
 }

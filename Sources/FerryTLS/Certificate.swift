@@ -42,8 +42,8 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         let parsed: (x509: OpaquePointer?, consumed: Int) = bytes.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             let x509 = d2i_X509(nil, &cursor, buffer.count)
-            let consumed = cursor.map { buffer.baseAddress.map($0.distance(to:)) ?? 0 } ?? 0
-            return (x509, consumed)
+            guard let start = buffer.baseAddress, let end = cursor else { return (x509, 0) }
+            return (x509, start.distance(to: end))
         }
         guard let x509 = parsed.x509 else {
             let cause = OpenSSLSupport.drainErrors()

@@ -15,8 +15,6 @@ final class ConnectionPool {
     private var waiting: [Int: Exchange] = [:]
     private var idleTimers: [Int: TimerID] = [:]
     private var nextRequestID = 0
-    /// The connect timeout of the latest request per key (connections are opened for waiters).
-    private var connectTimeouts: [PoolKey: Duration] = [:]
 
     init(loop: EventLoop, resolver: Resolver, maxConnectionsPerHost: Int, idleTimeout: Duration) {
         self.loop = loop
@@ -35,7 +33,6 @@ final class ConnectionPool {
     /// Queues `exchange` under `id` for a connection (a parked one may be handed over at once).
     func lease(_ id: Int, for exchange: Exchange, fresh: Bool) {
         waiting[id] = exchange
-        connectTimeouts[exchange.request.key] = exchange.request.connectTimeout
         run(machine.leaseRequested(id, key: exchange.request.key, fresh: fresh))
     }
 
@@ -118,7 +115,8 @@ final class ConnectionPool {
     private func openConnection(_ id: Int, key: PoolKey) {
         let connector = Connector(loop: loop, resolver: resolver)
         connectors[id] = connector
-        let timeout = connectTimeouts[key] ?? .seconds(60)
+        // A connection is opened only for a waiter (the machine's rule), so one is here.
+        let timeout = waiting.values.first { $0.request.key == key }?.request.connectTimeout ?? .seconds(60)
         connector.connect(host: key.host, port: UInt16(clamping: key.port), timeout: timeout) { [weak self] result in
             guard let self, self.connectors.removeValue(forKey: id) != nil else { return }
             switch result {

@@ -26,6 +26,8 @@ final class Exchange {
     private var decoder: ContentDecoder?
     private var bodyBytesSent: Int64 = 0
     private(set) var phase: EngineError.Phase = .connecting
+    /// The trailer section of the response, once it ended.
+    private var trailers: HTTPFields = [:]
 
     init(request: ExchangeRequest, delegate: any ExchangeDelegate, pool: ConnectionPool, loop: EventLoop) {
         self.request = request
@@ -33,28 +35,14 @@ final class Exchange {
         self.pool = pool
         self.loop = loop
         self.metrics = ExchangeMetrics(start: .now())
+        self.head = request.head
     }
 
-    /// The head with framing decided from the body.
-    var head: RequestHead {
-        var head = request.head
-        switch request.body {
-        case .none: head.framing = .none
-        case .bytes(let bytes): head.framing = bytes.isEmpty ? .none : .contentLength(Int64(bytes.count))
-        case .file: head.framing = .contentLength(file?.size ?? 0)
-        case .stream(_, let length): head.framing = length.map { .contentLength($0) } ?? .chunked
-        }
-        return head
-    }
-
-    /// The body length when known.
-    var expectedBodyLength: Int64? {
-        switch head.framing {
-        case .none: return 0
-        case .contentLength(let length): return length
-        case .chunked: return nil
-        }
-    }
+    /// The head as sent: the request's head with framing decided from the body. Set once in
+    /// ``start()`` (an upload file's size is known only once it is open).
+    private(set) var head: RequestHead
+    /// The body length when known; set with ``head``.
+    private var expectedBodyLength: Int64? = 0
 
     // MARK: - Lifecycle
 
@@ -66,6 +54,17 @@ final class Exchange {
             case .success(let opened): file = opened
             case .failure(let error): return fail(EngineError(.fileReadFailed(path: path, error)))
             }
+        }
+        switch request.body {
+        case .none: head.framing = .none
+        case .bytes(let bytes): head.framing = bytes.isEmpty ? .none : .contentLength(Int64(bytes.count))
+        case .file: head.framing = .contentLength(file?.size ?? 0)
+        case .stream(_, let length): head.framing = length.map { .contentLength($0) } ?? .chunked
+        }
+        switch head.framing {
+        case .none: expectedBodyLength = 0
+        case .contentLength(let length): expectedBodyLength = length
+        case .chunked: expectedBodyLength = nil
         }
         do throws(RequestEncodingError) {
             try RequestEncoder.encodeHead(head, into: &encodedHead)
@@ -233,8 +232,10 @@ final class Exchange {
         return demand
     }
 
-    /// The response ended on the wire; checks the decoder saw a complete stream.
-    func responseEnded() throws(EngineError) {
+    /// The response ended on the wire, with its trailers; checks the decoder saw a complete
+    /// stream.
+    func responseEnded(trailers: HTTPFields) throws(EngineError) {
+        self.trailers = trailers
         guard let decoder else { return }
         do throws(ContentDecodingError) {
             try decoder.finish()
@@ -252,7 +253,7 @@ final class Exchange {
     }
 
     /// The exchange completed on its connection.
-    func succeeded(trailers: HTTPFields) {
+    func succeeded() {
         guard !isDone else { return }
         connection = nil
         finishTimers()

@@ -44,10 +44,11 @@ package struct ExchangeRequest: Sendable {
         self.totalTimeout = totalTimeout
     }
 
+    private static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+
     /// RFC 9110 §9.2.2: only idempotent requests whose body can be sent again are retried.
     var isRetryable: Bool {
-        let idempotent: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
-        guard idempotent.contains(head.method.rawValue) else { return false }
+        guard Self.idempotentMethods.contains(head.method.rawValue) else { return false }
         switch body {
         case .none, .bytes, .file: return true
         case .stream: return false

@@ -177,8 +177,7 @@ final class HTTP1Connection: IOHandler {
             let finished = exchange
             exchange = nil
             cancelIdleTimer()
-            finished?.succeeded(trailers: lastTrailers)
-            lastTrailers = [:]
+            finished?.succeeded()
             if !reusable { close() }
             pool.exchangeFinished(on: id, reusable: reusable && !isClosed)
         case .failExchange(let error, let retryable):
@@ -192,8 +191,6 @@ final class HTTP1Connection: IOHandler {
             pool.connectionClosed(id)
         }
     }
-
-    private var lastTrailers: HTTPFields = [:]
 
     // MARK: - Reading
 
@@ -236,11 +233,10 @@ final class HTTP1Connection: IOHandler {
                 }
             case .end(let trailers):
                 do throws(EngineError) {
-                    try exchange.responseEnded()
+                    try exchange.responseEnded(trailers: trailers)
                 } catch {
                     return run(machine.exchangeFailed(error))
                 }
-                lastTrailers = trailers
                 // Bytes after the end of the response: the server is confused, don't reuse.
                 run(machine.responseEnded(allowReuse: index == input.count))
                 return
@@ -283,11 +279,10 @@ final class HTTP1Connection: IOHandler {
         }
         if case .end(let trailers) = event, let exchange {
             do throws(EngineError) {
-                try exchange.responseEnded()
+                try exchange.responseEnded(trailers: trailers)
             } catch {
                 return run(machine.exchangeFailed(error))
             }
-            lastTrailers = trailers
             run(machine.responseEnded(allowReuse: false))
         }
     }

@@ -74,16 +74,7 @@ final class Transfer: ExchangeDelegate, @unchecked Sendable {
 
     func exchangeDidSendHead(_ head: RequestHead, connection: ConnectionFacts) {
         guard let taskDelegate else { return }
-        var fields = HTTPFields()
-        if let hostName = HTTPField.Name("Host"), head.headerFields[hostName] == nil { fields[hostName] = head.host }
-        fields.append(contentsOf: head.headerFields.filter { $0.name != .contentLength && $0.name != .transferEncoding })
-        switch head.framing {
-        case .none:
-            if ["POST", "PUT", "PATCH"].contains(head.method.rawValue) { fields[.contentLength] = "0" }
-        case .contentLength(let length): fields[.contentLength] = String(length)
-        case .chunked: fields[.transferEncoding] = "chunked"
-        }
-        let sent = HTTPRequest(method: head.method, scheme: nil, authority: nil, path: head.target, headerFields: fields)
+        let sent = HTTPRequest(method: head.method, scheme: nil, authority: nil, path: head.target, headerFields: head.fieldsAsSent)
         let info = ConnectionInfo(remoteAddress: connection.remoteAddress, remotePort: connection.remotePort, isReused: connection.isReused)
         let (session, request) = (self.session, self.request)
         session.delegateQueue.async {

@@ -72,34 +72,21 @@ package enum RequestEncoder {
             buffer.append(contentsOf: head.host.utf8)
         }
         buffer.append(contentsOf: HTTPSyntax.crlf)
-        for field in head.headerFields {
-            // Framing is decided by `head.framing` alone, so a body can't be framed twice
-            // (RFC 9112 §6.3 rule 3); every Host is replaced by the one written above.
-            switch field.name.canonicalName {
-            case "host", "content-length", "transfer-encoding": continue
-            default: break
-            }
+        for field in head.headerFields where !RequestHead.isWrittenByEncoder(field.name.canonicalName) {
             buffer.append(contentsOf: field.name.rawName.utf8)
             buffer.append(HTTPSyntax.colon)
             buffer.append(HTTPSyntax.space)
             field.withUnsafeBytesOfValue { buffer.append(contentsOf: $0) }
             buffer.append(contentsOf: HTTPSyntax.crlf)
         }
-        switch head.framing {
-        case .none:
-            // RFC 9110 §8.6: a user agent SHOULD send Content-Length for a method that
-            // anticipates content even when there is none; curl and URLSession send 0.
-            switch head.method {
-            case .post, .put, .patch:
-                buffer.append(contentsOf: "Content-Length: 0\r\n".utf8)
-            default:
-                break
-            }
-        case .contentLength(let length):
+        switch head.framingField {
+        case nil:
+            break
+        case .contentLength(let length)?:
             buffer.append(contentsOf: "Content-Length: ".utf8)
             appendDecimal(length, to: &buffer)
             buffer.append(contentsOf: HTTPSyntax.crlf)
-        case .chunked:
+        case .chunked?:
             buffer.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
         }
         buffer.append(contentsOf: HTTPSyntax.crlf)

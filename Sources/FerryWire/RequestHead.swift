@@ -41,3 +41,65 @@ package struct RequestHead: Sendable, Hashable {
         self.framing = framing
     }
 }
+
+// MARK: - The head as it goes on the wire
+
+/// The framing field a request head carries, decided in one place for the encoder and for
+/// anyone reporting the head as sent.
+package enum FramingField: Sendable, Hashable {
+    /// `Content-Length: n`.
+    case contentLength(Int64)
+    /// `Transfer-Encoding: chunked`.
+    case chunked
+}
+
+extension RequestHead {
+    /// The framing field written after the caller's fields, if any.
+    ///
+    /// RFC 9110 §8.6: a user agent SHOULD send Content-Length for a method that anticipates
+    /// content even when there is none; curl and URLSession send `Content-Length: 0` for POST,
+    /// PUT and PATCH without a body.
+    package var framingField: FramingField? {
+        switch framing {
+        case .none:
+            switch method {
+            case .post, .put, .patch: return .contentLength(0)
+            default: return nil
+            }
+        case .contentLength(let length): return .contentLength(length)
+        case .chunked: return .chunked
+        }
+    }
+
+    /// `true` for the fields the encoder writes itself and so drops from ``headerFields``:
+    /// `Host` (written first, once) and the framing fields (``framing`` decides them, so a
+    /// body can never be framed two ways, RFC 9112 §6.3 rule 3).
+    package static func isWrittenByEncoder(_ canonicalName: String) -> Bool {
+        switch canonicalName {
+        case "host", "content-length", "transfer-encoding": return true
+        default: return false
+        }
+    }
+
+    /// The fields exactly as ``RequestEncoder/encodeHead(_:into:)`` writes them: `Host` first
+    /// (a `Host` in ``headerFields`` replaces ``host``), the caller's fields without the ones
+    /// the encoder writes itself, then the framing field. For reporting, not the hot path.
+    package var fieldsAsSent: HTTPFields {
+        var fields = HTTPFields()
+        // swift-http-types hides `.host` (HTTP/2 carries it as :authority), so find it by name.
+        if let override = headerFields.first(where: { $0.name.canonicalName == "host" }) {
+            fields.append(override)
+        } else if let hostName = HTTPField.Name("Host") {
+            fields.append(HTTPField(name: hostName, value: host))
+        }
+        for field in headerFields where !Self.isWrittenByEncoder(field.name.canonicalName) {
+            fields.append(field)
+        }
+        switch framingField {
+        case .contentLength(let length)?: fields.append(HTTPField(name: .contentLength, value: String(length)))
+        case .chunked?: fields.append(HTTPField(name: .transferEncoding, value: "chunked"))
+        case nil: break
+        }
+        return fields
+    }
+}

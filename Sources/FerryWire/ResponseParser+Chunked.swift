@@ -89,10 +89,7 @@ extension ResponseParser {
 
         case .chunkData(let remaining):
             guard index < input.count else { return .needMoreData }
-            let count = Int(min(remaining, Int64(input.count - index)))
-            let range = index..<(index + count)
-            index += count
-            let left = remaining - Int64(count)
+            let (range, left) = Self.takeBody(upTo: remaining, of: input, at: &index)
             state = left == 0 ? .chunkDataCR : .chunkData(remaining: left)
             return .body(range)
 

@@ -209,10 +209,7 @@ package struct ResponseParser: Sendable {
             return try readLine(input, &index, base)
         case .fixedBody(let remaining):
             guard index < input.count else { return .needMoreData }
-            let count = Int(min(remaining, Int64(input.count - index)))
-            let range = index..<(index + count)
-            index += count
-            let left = remaining - Int64(count)
+            let (range, left) = Self.takeBody(upTo: remaining, of: input, at: &index)
             state = left == 0 ? .endPending : .fixedBody(remaining: left)
             return .body(range)
         case .untilClose:
@@ -230,5 +227,16 @@ package struct ResponseParser: Sendable {
         let taken = fields
         fields = HTTPFields()
         return taken
+    }
+
+    /// Takes up to `remaining` body bytes of `input` from `index` (zero-copy: a range), for a
+    /// Content-Length body and for a chunk's data alike.
+    /// - Returns: The range taken and how many bytes of the body or chunk are still to come.
+    @inline(__always)
+    static func takeBody(upTo remaining: Int64, of input: UnsafeRawBufferPointer, at index: inout Int) -> (Range<Int>, Int64) {
+        let count = Int(min(remaining, Int64(input.count - index)))
+        let range = index..<(index + count)
+        index += count
+        return (range, remaining - Int64(count))
     }
 }

@@ -8,4 +8,5 @@
 #include <openssl/pem.h>
 #include <openssl/evp.h>
 #include <openssl/bio.h>
+#include <openssl/pkcs12.h>
 #endif

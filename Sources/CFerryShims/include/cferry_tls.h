@@ -1,0 +1,29 @@
+#ifndef CFERRY_TLS_H
+#define CFERRY_TLS_H
+// One-line wrappers for the OpenSSL macros FerryTLS's client connection needs.
+#include <openssl/ssl.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+
+/// SSL_CTX_set_min_proto_version.
+static inline int cferry_ssl_ctx_set_min_proto(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_min_proto_version(ctx, version); }
+/// SSL_CTX_set_max_proto_version.
+static inline int cferry_ssl_ctx_set_max_proto(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_max_proto_version(ctx, version); }
+/// SSL_CTX_set_mode.
+static inline long cferry_ssl_ctx_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+/// SSL_CTX_set_session_cache_mode.
+static inline long cferry_ssl_ctx_set_session_cache_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_session_cache_mode(ctx, mode); }
+/// SSL_CTX_add1_chain_cert.
+static inline int cferry_ssl_ctx_add1_chain_cert(SSL_CTX *ctx, X509 *x509) { return (int)SSL_CTX_add1_chain_cert(ctx, x509); }
+/// SSL_set_tlsext_host_name: the SNI name.
+static inline int cferry_ssl_set_sni(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
+/// BIO_set_mem_eof_return: what an empty memory BIO returns (-1: "retry", not end of file).
+static inline long cferry_bio_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
+/// ERR_GET_LIB of an error-queue code.
+static inline int cferry_err_get_lib(unsigned long code) { return ERR_GET_LIB(code); }
+
+/// The modes and constants Swift cannot see as plain values.
+static inline long cferry_ssl_mode_release_buffers(void) { return SSL_MODE_RELEASE_BUFFERS; }
+static inline long cferry_ssl_sess_cache_client_external(void) { return SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE; }
+static inline int cferry_err_lib_ssl(void) { return ERR_LIB_SSL; }
+#endif

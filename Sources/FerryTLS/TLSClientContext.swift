@@ -1,0 +1,159 @@
+import CFerryShims
+import COpenSSL
+import Synchronization
+
+/// One OpenSSL client context (`SSL_CTX`) built from a ``TLSConfiguration``, shared by every
+/// connection made with that configuration, with its cache of resumable sessions.
+///
+/// OpenSSL verifies nothing during the handshake here: the context installs a certificate
+/// verification callback that accepts, and the chain the server sent is judged once, after the
+/// handshake and before any request byte, as a ``ServerTrust`` (one verification path for the
+/// default rules and for pinning, and no work done twice).
+package final class TLSClientContext: @unchecked Sendable {
+    // Safety: the SSL_CTX is configured in init and only read afterwards (SSL_new is
+    // thread-safe on a context that is no longer modified); the session cache has its own lock.
+    /// The configuration the context was built from.
+    package let configuration: TLSConfiguration
+    let context: OpaquePointer
+    let sessions: TLSSessionCache
+
+    /// Builds the context.
+    /// - Throws: ``TLSError/Kind-swift.struct/invalidConfiguration`` when OpenSSL refuses a
+    ///   setting (out of memory, an identity it cannot use, an empty ALPN name).
+    package init(configuration: TLSConfiguration) throws(TLSError) {
+        OpenSSLSupport.clearErrors()
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw TLSError(.invalidConfiguration, detail: "SSL_CTX_new: \(OpenSSLSupport.drainErrors())")
+        }
+        self.configuration = configuration
+        self.context = context
+        self.sessions = TLSSessionCache(capacity: 256)
+        // Every property is set, so a throw here still runs deinit, which frees the context.
+        try configure()
+    }
+
+    deinit {
+        SSL_CTX_free(context)
+    }
+
+    /// A new client connection for `serverName` (a DNS name or an IP literal without
+    /// brackets) and `port`, resuming a cached session for the pair when allowed.
+    package func makeConnection(serverName: String, port: Int) throws(TLSError) -> TLSConnection {
+        try TLSConnection(context: self, serverName: serverName, port: port)
+    }
+
+    private func configure() throws(TLSError) {
+        let settings = configuration
+        if let maximum = settings.maximumVersion, maximum < settings.minimumVersion {
+            throw TLSError(.invalidConfiguration, detail: "maximum version \(maximum) is older than minimum \(settings.minimumVersion)")
+        }
+        guard cferry_ssl_ctx_set_min_proto(context, settings.minimumVersion.openSSLValue) == 1,
+              cferry_ssl_ctx_set_max_proto(context, settings.maximumVersion?.openSSLValue ?? 0) == 1 else {
+            throw TLSError(.invalidConfiguration, detail: "protocol versions: \(OpenSSLSupport.drainErrors())")
+        }
+        // Idle pooled connections give their 34 KiB of record buffers back.
+        _ = cferry_ssl_ctx_set_mode(context, cferry_ssl_mode_release_buffers())
+        SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        SSL_CTX_set_cert_verify_callback(context, { _, _ in 1 }, nil)
+        if !settings.applicationProtocols.isEmpty {
+            var wire: [UInt8] = []
+            for name in settings.applicationProtocols {
+                let bytes = Array(name.utf8)
+                guard (1...255).contains(bytes.count) else {
+                    throw TLSError(.invalidConfiguration, detail: "ALPN protocol name \"\(name)\" must be 1 to 255 bytes")
+                }
+                wire.append(UInt8(bytes.count))
+                wire += bytes
+            }
+            // Returns 0 on success, unlike most of OpenSSL.
+            guard SSL_CTX_set_alpn_protos(context, wire, UInt32(wire.count)) == 0 else {
+                throw TLSError(.invalidConfiguration, detail: "ALPN: \(OpenSSLSupport.drainErrors())")
+            }
+        }
+        if let identity = settings.clientIdentity {
+            guard SSL_CTX_use_certificate(context, identity.x509) == 1,
+                  SSL_CTX_use_PrivateKey(context, identity.privateKey) == 1 else {
+                throw TLSError(.invalidConfiguration, detail: "client identity \(identity.certificate.subject): \(OpenSSLSupport.drainErrors())")
+            }
+            for intermediate in identity.chain where cferry_ssl_ctx_add1_chain_cert(context, intermediate) != 1 {
+                throw TLSError(.invalidConfiguration, detail: "client chain: \(OpenSSLSupport.drainErrors())")
+            }
+        }
+        if settings.resumesSessions {
+            // Sessions live in our cache keyed by host and port, not OpenSSL's internal one
+            // (which is keyed by session id and meant for servers).
+            _ = cferry_ssl_ctx_set_session_cache_mode(context, cferry_ssl_sess_cache_client_external())
+            SSL_CTX_sess_set_new_cb(context) { ssl, session in
+                guard let ssl, let session, let owner = SSL_get_ex_data(ssl, 0) else { return 0 }
+                Unmanaged<TLSConnection>.fromOpaque(owner).takeUnretainedValue().sessionIssued(session)
+                // 1: the cache keeps the reference OpenSSL handed over.
+                return 1
+            }
+        } else {
+            _ = cferry_ssl_ctx_set_session_cache_mode(context, 0)
+        }
+    }
+}
+
+/// Resumable sessions by `host:port`, bounded, oldest dropped first.
+final class TLSSessionCache: Sendable {
+    /// An `SSL_SESSION*` the cache holds one reference to. Sessions are immutable once issued
+    /// and OpenSSL's reference counts are atomic, so the pointer may cross threads.
+    private struct Session: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    private struct Entries: Sendable {
+        var sessions: [String: Session] = [:]
+        var order: [String] = []
+    }
+
+    private let capacity: Int
+    private let entries = Mutex(Entries())
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    deinit {
+        entries.withLock { entries in
+            for session in entries.sessions.values { SSL_SESSION_free(session.pointer) }
+        }
+    }
+
+    /// Stores `session` (taking over its reference) under `key`, replacing an older one.
+    func store(_ session: OpaquePointer, for key: String) {
+        let new = Session(pointer: session)
+        let evicted: [Session] = entries.withLock { entries in
+            var freed: [Session] = []
+            if let old = entries.sessions.updateValue(new, forKey: key) {
+                freed.append(old)
+                entries.order.removeAll { $0 == key }
+            }
+            entries.order.append(key)
+            while entries.order.count > capacity {
+                let oldest = entries.order.removeFirst()
+                if let gone = entries.sessions.removeValue(forKey: oldest) { freed.append(gone) }
+            }
+            return freed
+        }
+        evicted.forEach { SSL_SESSION_free($0.pointer) }
+    }
+
+    /// Runs `body` with the cached session for `key` (valid only inside `body`), if any.
+    func withSession(for key: String, _ body: (OpaquePointer?) -> Void) {
+        entries.withLock { entries in body(entries.sessions[key]?.pointer) }
+    }
+
+    /// Forgets the session for `key` (the handshake that tried it failed).
+    func remove(_ key: String) {
+        let removed: Session? = entries.withLock { entries in
+            entries.order.removeAll { $0 == key }
+            return entries.sessions.removeValue(forKey: key)
+        }
+        if let removed { SSL_SESSION_free(removed.pointer) }
+    }
+
+    /// How many sessions are cached.
+    var count: Int { entries.withLock { $0.sessions.count } }
+}

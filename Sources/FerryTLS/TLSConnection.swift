@@ -1,0 +1,241 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CFerryShims
+import COpenSSL
+
+/// The client side of one TLS connection, over memory BIOs: it never touches a socket.
+///
+/// The owner moves bytes: ciphertext read from the network goes in with ``receive(_:)``,
+/// ciphertext to send comes out with ``takeOutput(into:)``. In between, ``handshake()``,
+/// ``read(into:)`` and ``write(_:)`` work on plaintext and say when they need more input, so
+/// the same object runs over a socket, through a proxy tunnel, or in a memory test.
+///
+/// Not thread-safe: confined to one thread (an event loop) at a time.
+package final class TLSConnection {
+    /// Where the handshake stands.
+    package enum HandshakeStatus: Equatable {
+        /// Finished: application data may flow.
+        case complete
+        /// Send ``pendingOutput`` and feed more ciphertext, then call again.
+        case needsInput
+        /// Failed; the connection is unusable.
+        case failed(TLSError)
+    }
+
+    /// The outcome of a plaintext read.
+    package enum ReadResult: Equatable {
+        /// This many plaintext bytes were read into the buffer.
+        case bytes(Int)
+        /// No plaintext yet: feed more ciphertext.
+        case needsInput
+        /// The server sent close_notify: the end of the data, cleanly.
+        case closed
+        /// A record could not be processed (or the server sent a fatal alert).
+        case failed(TLSError)
+    }
+
+    /// The name sent as SNI and used for the session cache (DNS name or IP literal).
+    package let serverName: String
+    private let context: TLSClientContext
+    private let ssl: OpaquePointer
+    private let inbound: OpaquePointer
+    private let outbound: OpaquePointer
+    private let cacheKey: String
+    private var isHandshakeComplete = false
+    /// The first failure, reported again by later calls (OpenSSL's queue holds it only once).
+    private var failure: TLSError?
+
+    init(context: TLSClientContext, serverName: String, port: Int) throws(TLSError) {
+        OpenSSLSupport.clearErrors()
+        guard let ssl = SSL_new(context.context) else {
+            throw TLSError(.invalidConfiguration, detail: "SSL_new: \(OpenSSLSupport.drainErrors())")
+        }
+        guard let inbound = BIO_new(BIO_s_mem()), let outbound = BIO_new(BIO_s_mem()) else {
+            SSL_free(ssl)
+            throw TLSError(.invalidConfiguration, detail: "BIO_new: \(OpenSSLSupport.drainErrors())")
+        }
+        // An empty input BIO means "wait for more", never end of file.
+        _ = cferry_bio_set_mem_eof_return(inbound, -1)
+        SSL_set_bio(ssl, inbound, outbound)
+        SSL_set_connect_state(ssl)
+        self.ssl = ssl
+        self.inbound = inbound
+        self.outbound = outbound
+        self.context = context
+        self.serverName = serverName
+        self.cacheKey = "\(serverName.lowercased()):\(port)"
+        // RFC 6066 §3: SNI carries DNS names only, never an address literal.
+        if !Self.isIPLiteral(serverName), cferry_ssl_set_sni(ssl, serverName) != 1 {
+            // Every property is set: deinit frees `ssl` (and its BIOs).
+            throw TLSError(.invalidConfiguration, detail: "server name \"\(serverName)\": \(OpenSSLSupport.drainErrors())")
+        }
+        if context.configuration.resumesSessions {
+            SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(self).toOpaque())
+            context.sessions.withSession(for: cacheKey) { session in
+                if let session { _ = SSL_set_session(ssl, session) }
+            }
+        }
+    }
+
+    deinit {
+        SSL_free(ssl)
+    }
+
+    // MARK: - Moving ciphertext
+
+    /// Hands ciphertext read from the network to OpenSSL.
+    package func receive(_ ciphertext: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < ciphertext.count {
+            let chunk = Int32(clamping: ciphertext.count - offset)
+            let written = BIO_write(inbound, ciphertext.baseAddress! + offset, chunk)
+            // A memory BIO refuses a write only when memory runs out.
+            precondition(written > 0, "BIO_write to a memory BIO failed")
+            offset += Int(written)
+        }
+    }
+
+    /// Ciphertext waiting to be sent, in bytes.
+    package var pendingOutput: Int { Int(BIO_ctrl_pending(outbound)) }
+
+    /// Moves up to `buffer.count` bytes of pending ciphertext into `buffer`.
+    /// - Returns: How many bytes were moved (0 when none is pending).
+    package func takeOutput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard pendingOutput > 0, let base = buffer.baseAddress else { return 0 }
+        let read = BIO_read(outbound, base, Int32(clamping: buffer.count))
+        return max(0, Int(read))
+    }
+
+    // MARK: - TLS
+
+    /// Advances the handshake as far as the ciphertext received allows.
+    package func handshake() -> HandshakeStatus {
+        guard !isHandshakeComplete else { return .complete }
+        if let failure { return .failed(failure) }
+        OpenSSLSupport.clearErrors()
+        let result = SSL_do_handshake(ssl)
+        if result == 1 {
+            isHandshakeComplete = true
+            return .complete
+        }
+        switch SSL_get_error(ssl, result) {
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+            return .needsInput
+        default:
+            context.sessions.remove(cacheKey)
+            let error = Self.classify(during: true)
+            failure = error
+            return .failed(error)
+        }
+    }
+
+    /// Decrypts application data into `buffer`.
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return .bytes(0) }
+        if let failure { return .failed(failure) }
+        OpenSSLSupport.clearErrors()
+        var count = 0
+        if SSL_read_ex(ssl, base, buffer.count, &count) == 1 { return .bytes(count) }
+        switch SSL_get_error(ssl, 0) {
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+            return .needsInput
+        case SSL_ERROR_ZERO_RETURN:
+            return .closed
+        default:
+            let error = Self.classify(during: false)
+            failure = error
+            return .failed(error)
+        }
+    }
+
+    /// Encrypts all of `plaintext` into pending output (memory never refuses a write).
+    /// - Throws: ``TLSError`` when the connection can no longer send.
+    package func write(_ plaintext: UnsafeRawBufferPointer) throws(TLSError) {
+        guard let base = plaintext.baseAddress, !plaintext.isEmpty else { return }
+        if let failure { throw failure }
+        OpenSSLSupport.clearErrors()
+        var written = 0
+        guard SSL_write_ex(ssl, base, plaintext.count, &written) == 1, written == plaintext.count else {
+            let error = Self.classify(during: false)
+            failure = error
+            throw error
+        }
+    }
+
+    /// Queues close_notify (RFC 8446 §6.1) in the pending output; the owner sends it if it can.
+    package func close() {
+        guard isHandshakeComplete else { return }
+        OpenSSLSupport.clearErrors()
+        _ = SSL_shutdown(ssl)
+        OpenSSLSupport.clearErrors()
+    }
+
+    // MARK: - Facts
+
+    /// The negotiated version, such as `TLSv1.3`.
+    package var protocolVersion: String? {
+        guard isHandshakeComplete, let name = SSL_get_version(ssl) else { return nil }
+        return String(cString: name)
+    }
+
+    /// The negotiated cipher suite, in OpenSSL's naming (`TLS_AES_128_GCM_SHA256`).
+    package var cipherSuite: String? {
+        guard isHandshakeComplete, let cipher = SSL_get_current_cipher(ssl), let name = SSL_CIPHER_get_name(cipher) else { return nil }
+        return String(cString: name)
+    }
+
+    /// The ALPN protocol the server chose, if any.
+    package var applicationProtocol: String? {
+        var data: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &data, &length)
+        guard let data, length > 0 else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+    }
+
+    /// True when the handshake resumed an earlier session (no certificate exchange).
+    package var isResumed: Bool { SSL_session_reused(ssl) == 1 }
+
+    /// Runs `body` with the server's chain as sent, leaf first (`STACK_OF(X509)*`, borrowed),
+    /// or nil before the handshake. A resumed session keeps the chain of its first handshake.
+    package func withPeerChain<R>(_ body: (OpaquePointer?) -> R) -> R {
+        body(SSL_get_peer_cert_chain(ssl))
+    }
+
+    // MARK: - Private
+
+    /// OpenSSL issued a resumable session (after the handshake in TLS 1.2, in a post-handshake
+    /// message in TLS 1.3); the cache takes over OpenSSL's reference.
+    func sessionIssued(_ session: OpaquePointer) {
+        context.sessions.store(session, for: cacheKey)
+    }
+
+    /// The error on OpenSSL's queue, sorted into a kind. Alerts from the server about our
+    /// certificate are told apart, since the fix (another client identity) differs.
+    private static func classify(during handshake: Bool) -> TLSError {
+        let code = ERR_peek_last_error()
+        let reason = cferry_err_get_lib(code) == cferry_err_lib_ssl() ? cferry_err_get_reason(code) : 0
+        let detail = OpenSSLSupport.drainErrors()
+        let text = detail.isEmpty ? "the connection failed without an OpenSSL error" : detail
+        switch reason {
+        case SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED:
+            return TLSError(.clientCertificateRequired, detail: text)
+        case SSL_R_SSLV3_ALERT_BAD_CERTIFICATE, SSL_R_TLSV1_ALERT_UNKNOWN_CA, SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN,
+             SSL_R_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE, SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED,
+             SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED, SSL_R_TLSV1_ALERT_ACCESS_DENIED:
+            return TLSError(.clientCertificateRejected, detail: text)
+        case SSL_R_TLSV1_ALERT_PROTOCOL_VERSION, SSL_R_UNSUPPORTED_PROTOCOL, SSL_R_WRONG_SSL_VERSION,
+             SSL_R_NO_PROTOCOLS_AVAILABLE, SSL_R_VERSION_TOO_LOW, SSL_R_VERSION_TOO_HIGH:
+            return TLSError(.unsupportedVersion, detail: text)
+        default:
+            return TLSError(handshake ? .handshakeFailed : .recordLayerFailed, detail: text)
+        }
+    }
+
+    private static func isIPLiteral(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+}

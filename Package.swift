@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "FerryTLS", dependencies: ["COpenSSL", "CFerryShims"]),
         .target(
             name: "FerryEngine",
-            dependencies: ["FerryIO", "FerryWire", "CFerryShims", "CZlib", "COpenSSL", httpTypes, logging]
+            dependencies: ["FerryIO", "FerryWire", "FerryTLS", "CFerryShims", "CZlib", "COpenSSL", httpTypes, logging]
         ),
         .target(name: "FerrySession", dependencies: ["FerryEngine", "FerryIO", "FerryWire", httpTypes, logging]),
         .target(name: "Ferry", dependencies: ["FerrySession", "FerryTLS", httpTypes]),

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FerryIO
+import FerryTLS
 import FerryWire
 
 /// The connections of one event loop: runs the actions of its ``ConnectionPoolStateMachine``
@@ -12,6 +13,7 @@ final class ConnectionPool {
     private var machine: ConnectionPoolStateMachine
     private var connections: [Int: HTTP1Connection] = [:]
     private var connectors: [Int: Connector] = [:]
+    private var handshakes: [Int: TLSHandshake] = [:]
     private var waiting: [Int: Exchange] = [:]
     private var idleTimers: [Int: TimerID] = [:]
     private var nextRequestID = 0
@@ -60,6 +62,8 @@ final class ConnectionPool {
         run(machine.shutdown())
         for connector in connectors.values { connector.cancel() }
         connectors.removeAll()
+        for handshake in handshakes.values { handshake.cancel() }
+        handshakes.removeAll()
         // Running exchanges end as cancelled; their connections close with them.
         for connection in connections.values { connection.abort(EngineError(.cancelled)) }
     }
@@ -84,7 +88,7 @@ final class ConnectionPool {
             }
             cancelIdleTimer(connectionID)
             if let timings = freshTimings.removeValue(forKey: connectionID) {
-                exchange.connected(resolved: timings.resolved, connected: timings.connected)
+                exchange.connected(resolved: timings.resolved, connected: timings.connected, secured: timings.secured)
             } else if !connection.isReusable {
                 // Closed by the peer while parked: drop it and queue the exchange again.
                 connection.close()
@@ -98,6 +102,7 @@ final class ConnectionPool {
         case .closeConnection(let id):
             cancelIdleTimer(id)
             connectors.removeValue(forKey: id)?.cancel()
+            handshakes.removeValue(forKey: id)?.cancel()
             connections.removeValue(forKey: id)?.close()
             freshTimings[id] = nil
         case .scheduleIdleTimeout(let id, let deadline):
@@ -115,32 +120,86 @@ final class ConnectionPool {
     private func openConnection(_ id: Int, key: PoolKey) {
         let connector = Connector(loop: loop, resolver: resolver)
         connectors[id] = connector
-        // A connection is opened only for a waiter (the machine's rule), so one is here.
-        let timeout = waiting.values.first { $0.request.key == key }?.request.connectTimeout ?? .seconds(60)
+        // A connection is opened only for a waiter (the machine's rule), so one is here. All
+        // waiters of a key come from one session, so they share its trust check.
+        let waiter = waiting.values.first { $0.request.key == key }
+        let timeout = waiter?.request.connectTimeout ?? .seconds(60)
+        let check = waiter?.request.serverTrustCheck
+        // The connect timeout covers TCP, the TLS handshake and the trust evaluation, as curl's.
+        let deadline = Deadline.now() + timeout
         connector.connect(host: key.host, port: UInt16(clamping: key.port), timeout: timeout) { [weak self] result in
             guard let self, self.connectors.removeValue(forKey: id) != nil else { return }
             switch result {
             case .success(let connected):
-                let connection: HTTP1Connection
-                do throws(SystemError) {
-                    connection = try HTTP1Connection(
-                        id: id, loop: self.loop, socket: connected.socket, remote: connected.address,
-                        pool: self, parserLimits: .default)
-                } catch {
-                    connected.socket.close()
-                    return self.run(self.machine.connectionFailed(id, error: EngineError(.connectFailed(host: key.host, port: key.port, error))))
+                let timings = FreshTimings(resolved: connected.resolved, connected: connected.connected)
+                guard let context = key.tls else {
+                    return self.connectionReady(
+                        id, key: key, transport: Transport(socket: connected.socket, tls: nil),
+                        remote: connected.address, timings: timings, facts: nil)
                 }
-                self.connections[id] = connection
-                self.freshTimings[id] = (connected.resolved, connected.connected)
-                self.run(self.machine.connectionEstablished(id, now: .now()))
+                self.secure(id, key: key, connected: connected, context: context, check: check, deadline: deadline, timings: timings)
             case .failure(let error):
                 self.run(self.machine.connectionFailed(id, error: Self.engineError(error, key: key)))
             }
         }
     }
 
-    /// DNS and connect times of a new connection, for the first exchange that runs on it.
-    private var freshTimings: [Int: (resolved: Deadline?, connected: Deadline)] = [:]
+    /// Runs the TLS handshake and the trust check on a fresh TCP connection.
+    private func secure(
+        _ id: Int, key: PoolKey, connected: Connector.Connected, context: TLSClientContext,
+        check: ServerTrustCheck?, deadline: Deadline, timings: FreshTimings
+    ) {
+        let tls: TLSConnection
+        do throws(TLSError) {
+            tls = try context.makeConnection(serverName: key.host, port: key.port)
+        } catch {
+            connected.socket.close()
+            return run(machine.connectionFailed(id, error: EngineError(.tlsHandshakeFailed(host: key.host, port: key.port, error))))
+        }
+        let handshake = TLSHandshake(
+            loop: loop, socket: connected.socket, tls: tls, host: key.host, port: key.port,
+            trustStore: context.configuration.trustStore, check: check)
+        handshakes[id] = handshake
+        handshake.start(deadline: deadline) { [weak self] result in
+            guard let self, self.handshakes.removeValue(forKey: id) != nil else { return }
+            switch result {
+            case .success(let (transport, facts)):
+                var timings = timings
+                timings.secured = .now()
+                self.connectionReady(id, key: key, transport: transport, remote: connected.address, timings: timings, facts: facts)
+            case .failure(let error):
+                self.run(self.machine.connectionFailed(id, error: error))
+            }
+        }
+    }
+
+    /// A connection is ready for HTTP: hand it to the machine.
+    private func connectionReady(
+        _ id: Int, key: PoolKey, transport: Transport, remote: SocketAddress, timings: FreshTimings, facts: TLSFacts?
+    ) {
+        let connection: HTTP1Connection
+        do throws(SystemError) {
+            connection = try HTTP1Connection(
+                id: id, loop: loop, transport: transport, remote: remote, tlsFacts: facts,
+                pool: self, parserLimits: .default)
+        } catch {
+            transport.close()
+            return run(machine.connectionFailed(id, error: EngineError(.connectFailed(host: key.host, port: key.port, error))))
+        }
+        connections[id] = connection
+        freshTimings[id] = timings
+        run(machine.connectionEstablished(id, now: .now()))
+    }
+
+    /// When a new connection's steps finished, for the first exchange that runs on it.
+    private struct FreshTimings {
+        var resolved: Deadline?
+        var connected: Deadline
+        var secured: Deadline?
+    }
+
+    /// DNS, connect and TLS times of a new connection, for the first exchange that runs on it.
+    private var freshTimings: [Int: FreshTimings] = [:]
 
     private static func engineError(_ error: Connector.ConnectError, key: PoolKey) -> EngineError {
         switch error {

@@ -1,4 +1,5 @@
 import FerryIO
+import FerryTLS
 import FerryWire
 
 /// Why the engine could not complete an exchange.
@@ -63,6 +64,14 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         case fileWriteFailed(path: String, SystemError)
         /// The request body stream failed or lied about its length.
         case requestBodyFailed(String)
+        /// The TLS handshake with the server failed (no common version, an alert, the server
+        /// refused the client certificate, the server closed the connection…).
+        case tlsHandshakeFailed(host: String, port: Int, TLSError)
+        /// The server's certificate chain was refused by the trust evaluation (untrusted,
+        /// pinning mismatch, or a policy's refusal). No application data was sent.
+        case serverTrustRejected(ServerTrustError)
+        /// TLS failed after the handshake (a bad record, a fatal alert).
+        case tlsFailed(TLSError, Phase)
         /// Ferry's own bug: an impossible transition. The request fails; the process lives on.
         case internalInconsistency(String)
     }
@@ -99,6 +108,10 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         case .fileReadFailed(let path, let error): return "cannot read \(path): \(error.errnoText)"
         case .fileWriteFailed(let path, let error): return "cannot write \(path): \(error.errnoText)"
         case .requestBodyFailed(let text): return "request body failed: \(text)"
+        case .tlsHandshakeFailed(let host, let port, let error):
+            return "TLS connect error with \(host) port \(port): \(error)"
+        case .serverTrustRejected(let error): return error.description
+        case .tlsFailed(let error, let phase): return "\(error) while \(phase.text)"
         case .internalInconsistency(let text): return "internal error in Ferry: \(text)"
         }
     }

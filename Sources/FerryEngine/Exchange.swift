@@ -113,8 +113,9 @@ final class Exchange {
     }
 
     /// A connection was opened for (or handed to) this exchange.
-    func connected(resolved: Deadline?, connected: Deadline?) {
+    func connected(resolved: Deadline?, connected: Deadline?, secured: Deadline? = nil) {
         if let resolved { metrics.domainLookupEnd = resolved }
+        if let secured { metrics.secureConnectionEnd = secured }
         if let connected {
             metrics.connectEnd = connected
             metrics.connectionsOpened += 1
@@ -137,6 +138,7 @@ final class Exchange {
         metrics.isReusedConnection = facts.isReused
         metrics.remoteAddress = facts.remoteAddress
         metrics.remotePort = facts.remotePort
+        metrics.tls = facts.tls
         metrics.requestHeadBytes = Int64(encodedHead.count)
         delegate?.exchangeDidSendHead(head, connection: facts)
     }

@@ -8,6 +8,10 @@ package struct ExchangeMetrics: Sendable, Equatable {
     package var domainLookupEnd: Deadline?
     /// TCP connect finished (`nil` on a reused connection).
     package var connectEnd: Deadline?
+    /// The TLS handshake and trust evaluation finished (`nil` on a reused or plain connection).
+    package var secureConnectionEnd: Deadline?
+    /// What TLS established, on fresh and reused connections alike; nil for plain HTTP.
+    package var tls: TLSFacts?
     /// The request head was handed to the socket.
     package var requestStart: Deadline?
     /// The first response byte arrived.

@@ -23,6 +23,9 @@ package struct ExchangeRequest: Sendable {
     package var idleTimeout: Duration
     /// Longest time for the whole exchange.
     package var totalTimeout: Duration
+    /// Judges the server's chain on new TLS connections; nil applies the default evaluation
+    /// (a valid chain to the configuration's trust store, for the host) on the loop.
+    package var serverTrustCheck: ServerTrustCheck?
 
     /// Creates a request description.
     package init(
@@ -114,4 +117,14 @@ package struct ConnectionFacts: Sendable, Equatable {
     package var remotePort: Int
     /// The connection served an earlier exchange.
     package var isReused: Bool
+    /// What TLS established; nil for plain HTTP.
+    package var tls: TLSFacts?
+
+    /// Creates facts.
+    package init(remoteAddress: String, remotePort: Int, isReused: Bool, tls: TLSFacts? = nil) {
+        self.remoteAddress = remoteAddress
+        self.remotePort = remotePort
+        self.isReused = isReused
+        self.tls = tls
+    }
 }

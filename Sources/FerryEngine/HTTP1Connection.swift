@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FerryIO
+import FerryTLS
 import FerryWire
 import HTTPTypes
 
@@ -14,8 +15,10 @@ final class HTTP1Connection: IOHandler {
 
     let id: Int
     let loop: EventLoop
-    let socket: Socket
+    let transport: Transport
     let remote: SocketAddress
+    /// What the TLS handshake established; nil for plain HTTP.
+    let tlsFacts: TLSFacts?
     private unowned let pool: ConnectionPool
     private var machine = HTTP1ConnectionStateMachine()
     private var parser: ResponseParser
@@ -34,18 +37,25 @@ final class HTTP1Connection: IOHandler {
     private var isClosed = false
     /// A byte of the current exchange's response arrived.
     private var responseStarted = false
+    /// Every byte of the current request was handed to the transport (TLS may still be
+    /// sending the last ciphertext).
+    private var requestWritten = false
 
-    init(id: Int, loop: EventLoop, socket: Socket, remote: SocketAddress, pool: ConnectionPool, parserLimits: ParserLimits) throws(SystemError) {
+    init(
+        id: Int, loop: EventLoop, transport: Transport, remote: SocketAddress, tlsFacts: TLSFacts?,
+        pool: ConnectionPool, parserLimits: ParserLimits
+    ) throws(SystemError) {
         self.id = id
         self.loop = loop
-        self.socket = socket
+        self.transport = transport
         self.remote = remote
+        self.tlsFacts = tlsFacts
         self.pool = pool
         self.parser = ResponseParser(limits: parserLimits)
         self.readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
         // Read interest stays on while idle, so a peer that closes a pooled connection is
         // noticed at once rather than when the next request is written into the void.
-        try loop.register(fd: socket.fd, interest: .read, handler: self)
+        try loop.register(fd: transport.fd, interest: .read, handler: self)
         interest = .read
     }
 
@@ -58,9 +68,7 @@ final class HTTP1Connection: IOHandler {
     /// `false` when a pooled connection turns out closed or holds unexpected bytes.
     var isReusable: Bool {
         guard !isClosed, machine.isIdle else { return false }
-        var byte: UInt8 = 0
-        let result = recv(socket.fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        return result < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+        return transport.isIdleAlive
     }
 
     /// Runs `exchange` on this (idle) connection.
@@ -68,6 +76,7 @@ final class HTTP1Connection: IOHandler {
         loop.preconditionInEventLoop()
         self.exchange = exchange
         responseStarted = false
+        requestWritten = false
         exchange.attach(to: self)
         parser = ResponseParser(limits: exchange.request.parserLimits)
         parser.expectResponse(to: exchange.request.head.method)
@@ -85,8 +94,8 @@ final class HTTP1Connection: IOHandler {
         isClosed = true
         machine.closed()
         cancelIdleTimer()
-        loop.deregister(fd: socket.fd)
-        socket.close()
+        loop.deregister(fd: transport.fd)
+        transport.close()
     }
 
     /// Continues after the consumer drained what it had.
@@ -107,38 +116,46 @@ final class HTTP1Connection: IOHandler {
             hungUpWhilePaused = false
             interest = .read
             do throws(SystemError) {
-                try loop.register(fd: socket.fd, interest: .read, handler: self)
+                try loop.register(fd: transport.fd, interest: .read, handler: self)
             } catch {
-                socketFailed(error, whileReading: true)
+                transportFailed(.system(error), whileReading: true)
             }
         } else {
             setInterest(interest.union(.read))
+            // TLS may hold decrypted input that epoll cannot announce.
+            if transport.hasBufferedInput { readable() }
         }
     }
 
     // MARK: - IOHandler
 
     func readable() {
-        guard !isClosed, !readingPaused else { return }
-        let result: IOResult<Int>
-        do throws(SystemError) {
-            result = try socket.read(into: readBuffer)
-        } catch {
-            return socketFailed(error, whileReading: true)
-        }
-        switch result {
-        case .wouldBlock:
-            return
-        case .processed(0):
-            endOfInput()
-        case .processed(let count):
-            lastActivity = .now()
-            process(0..<count)
-        }
+        // TLS can hold more plaintext than one read takes, which epoll cannot announce:
+        // keep reading while it does (a full buffer each time) and nobody paused.
+        repeat {
+            guard !isClosed, !readingPaused else { return }
+            let result: IOResult<Int>
+            do throws(TransportFailure) {
+                result = try transport.read(into: readBuffer)
+            } catch {
+                return transportFailed(error, whileReading: true)
+            }
+            switch result {
+            case .wouldBlock:
+                return
+            case .processed(0):
+                return endOfInput()
+            case .processed(let count):
+                lastActivity = .now()
+                process(0..<count)
+            }
+        } while transport.hasBufferedInput
     }
 
     func writable() {
         guard !isClosed else { return }
+        guard flushTransport() else { return }
+        guard exchange != nil, !requestWritten else { return setInterest(interest.subtracting(.write)) }
         flush()
     }
 
@@ -147,7 +164,7 @@ final class HTTP1Connection: IOHandler {
         if readingPaused {
             // EPOLLHUP cannot be masked: while the consumer is paused, leave epoll entirely
             // (or the loop would spin) and look again when reading resumes.
-            loop.deregister(fd: socket.fd)
+            loop.deregister(fd: transport.fd)
             hungUpWhilePaused = true
             return
         }
@@ -168,7 +185,7 @@ final class HTTP1Connection: IOHandler {
             outbound.start(head: exchange.encodedHead, exchange: exchange)
             armIdleTimer()
             exchange.willSendHead(facts: ConnectionFacts(
-                remoteAddress: remote.ipAddress, remotePort: Int(remote.port), isReused: machine.isReused))
+                remoteAddress: remote.ipAddress, remotePort: Int(remote.port), isReused: machine.isReused, tls: tlsFacts))
             flush()
         case .stopSendingBody:
             outbound.abandon()
@@ -287,15 +304,34 @@ final class HTTP1Connection: IOHandler {
         }
     }
 
-    private func socketFailed(_ error: SystemError, whileReading: Bool) {
-        guard let exchange else { return run(machine.exchangeFailed(EngineError(.receiveFailed(error, .awaitingResponse)))) }
-        if whileReading {
-            if !responseStarted {
-                return run(machine.peerClosedBeforeResponse(.error(error)))
+    private func transportFailed(_ failure: TransportFailure, whileReading: Bool) {
+        switch failure {
+        case .tls(let error):
+            // A TLS failure is never the keep-alive race a retry could cure.
+            run(machine.exchangeFailed(EngineError(.tlsFailed(error, exchange?.phase ?? .awaitingResponse))))
+        case .system(let error):
+            guard let exchange else { return run(machine.exchangeFailed(EngineError(.receiveFailed(error, .awaitingResponse)))) }
+            if whileReading {
+                if !responseStarted {
+                    return run(machine.peerClosedBeforeResponse(.error(error)))
+                }
+                return run(machine.exchangeFailed(EngineError(.receiveFailed(error, exchange.phase))))
             }
-            return run(machine.exchangeFailed(EngineError(.receiveFailed(error, exchange.phase))))
+            run(machine.exchangeFailed(EngineError(.sendFailed(error))))
         }
-        run(machine.exchangeFailed(EngineError(.sendFailed(error))))
+    }
+
+    /// Sends ciphertext a full socket left behind. `false` when some is still waiting (write
+    /// interest is on) or the transport failed.
+    private func flushTransport() -> Bool {
+        do throws(TransportFailure) {
+            if try transport.flush() { return true }
+            setInterest(interest.union(.write))
+            return false
+        } catch {
+            transportFailed(error, whileReading: false)
+            return false
+        }
     }
 
     // MARK: - Writing
@@ -303,7 +339,7 @@ final class HTTP1Connection: IOHandler {
     private func flush() {
         guard let exchange else { return }
         while !isClosed, self.exchange === exchange {
-            switch outbound.step(socket: socket, exchange: exchange) {
+            switch outbound.step(transport: transport, exchange: exchange) {
             case .wrote(let bodyBytes):
                 lastActivity = .now()
                 if bodyBytes > 0 { exchange.sentBody(bytes: bodyBytes) }
@@ -321,13 +357,15 @@ final class HTTP1Connection: IOHandler {
                 }
                 return
             case .finished:
-                setInterest(interest.subtracting(.write))
+                // TLS may still hold ciphertext of the request's end: keep writing it out.
+                setInterest(transport.hasPendingOutput ? interest.union(.write) : interest.subtracting(.write))
+                requestWritten = true
                 exchange.requestSent()
                 return run(machine.requestSent())
             case .failed(let error):
                 return run(machine.exchangeFailed(error))
-            case .socketFailed(let error):
-                return socketFailed(error, whileReading: false)
+            case .transportFailed(let failure):
+                return transportFailed(failure, whileReading: false)
             }
         }
     }
@@ -343,9 +381,9 @@ final class HTTP1Connection: IOHandler {
         guard new != interest, !isClosed else { return }
         interest = new
         do throws(SystemError) {
-            try loop.modify(fd: socket.fd, interest: new)
+            try loop.modify(fd: transport.fd, interest: new)
         } catch {
-            socketFailed(error, whileReading: false)
+            transportFailed(.system(error), whileReading: false)
         }
     }
 

@@ -21,8 +21,8 @@ struct OutboundQueue {
         case finished
         /// The body source failed or broke its promised length.
         case failed(EngineError)
-        /// The socket failed.
-        case socketFailed(SystemError)
+        /// The socket (or TLS on it) failed.
+        case transportFailed(TransportFailure)
     }
 
     private struct Piece {
@@ -75,14 +75,14 @@ struct OutboundQueue {
     }
 
     /// Writes what it can, or refills from the source.
-    mutating func step(socket: Socket, exchange: Exchange) -> Step {
+    mutating func step(transport: Transport, exchange: Exchange) -> Step {
         if pieces.isEmpty {
             switch refill(exchange) {
             case .some(let step): return step
             case .none: break
             }
         }
-        return writeOnce(socket)
+        return writeOnce(transport)
     }
 
     /// A chunk (or the end, or an error) arrived from a streamed body.
@@ -155,19 +155,19 @@ struct OutboundQueue {
         }
     }
 
-    private mutating func writeOnce(_ socket: Socket) -> Step {
+    private mutating func writeOnce(_ transport: Transport) -> Step {
         let first = pieces[0]
         let second = pieces.count > 1 ? pieces[1] : nil
         let start = offset
         // Typed throws do not pass through withUnsafeBytes, so the outcome is carried out.
-        var outcome: Result<IOResult<Int>, SystemError> = .success(.wouldBlock)
+        var outcome: Result<IOResult<Int>, TransportFailure> = .success(.wouldBlock)
         first.bytes.withUnsafeBytes { a in
             let head = UnsafeRawBufferPointer(rebasing: a[start..<first.count])
-            do throws(SystemError) {
-                guard let second else { return outcome = .success(try socket.writev([head])) }
+            do throws(TransportFailure) {
+                guard let second else { return outcome = .success(try transport.writev([head])) }
                 second.bytes.withUnsafeBytes { b in
-                    do throws(SystemError) {
-                        outcome = .success(try socket.writev([head, UnsafeRawBufferPointer(rebasing: b[0..<second.count])]))
+                    do throws(TransportFailure) {
+                        outcome = .success(try transport.writev([head, UnsafeRawBufferPointer(rebasing: b[0..<second.count])]))
                     } catch {
                         outcome = .failure(error)
                     }
@@ -179,7 +179,7 @@ struct OutboundQueue {
         let result: IOResult<Int>
         switch outcome {
         case .success(let value): result = value
-        case .failure(let error): return .socketFailed(error)
+        case .failure(let error): return .transportFailed(error)
         }
         guard case .processed(var written) = result else { return .blocked }
         var bodyBytes = 0

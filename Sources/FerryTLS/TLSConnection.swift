@@ -96,6 +96,9 @@ package final class TLSConnection {
         }
     }
 
+    /// Ciphertext received but not yet decrypted, or plaintext decrypted but not yet read.
+    package var hasBufferedInput: Bool { BIO_ctrl_pending(inbound) > 0 || SSL_pending(ssl) > 0 }
+
     /// Ciphertext waiting to be sent, in bytes.
     package var pendingOutput: Int { Int(BIO_ctrl_pending(outbound)) }
 

@@ -1,0 +1,203 @@
+import FerryIO
+import FerryTLS
+
+/// Judges a server's certificate chain after the handshake, off the event loop. `done` is
+/// called exactly once, on any thread: `nil` accepts, an error refuses.
+package typealias ServerTrustCheck = @Sendable (ServerTrust, _ done: @escaping @Sendable (ServerTrustError?) -> Void) -> Void
+
+/// What a TLS handshake established, for metrics and `-v`.
+package struct TLSFacts: Sendable, Equatable {
+    /// `TLSv1.3`.
+    package var protocolVersion: String
+    /// `TLS_AES_128_GCM_SHA256`.
+    package var cipherSuite: String
+    /// The ALPN protocol the server chose, if any.
+    package var applicationProtocol: String?
+    /// An earlier session was resumed (no certificate exchange).
+    package var isResumed: Bool
+    /// OpenSSL's verification result for the chain (`X509_V_OK`, 0, when the default
+    /// evaluation passed): what curl prints as `%{ssl_verify_result}`.
+    package var verifyResult: Int
+}
+
+/// Secures a connected socket: runs the TLS handshake, then has the server's chain judged,
+/// all before the connection serves an exchange, so a refused server never receives a byte
+/// of application data.
+///
+/// Confined to its loop. Ends exactly once through `completion`: with a ``Transport`` ready
+/// for HTTP, or with an error after closing the socket.
+final class TLSHandshake: IOHandler {
+    private let loop: EventLoop
+    private let transport: Transport
+    private let tls: TLSConnection
+    private let host: String
+    private let port: Int
+    private let trustStore: TrustStore
+    private let check: ServerTrustCheck?
+    private var completion: ((Result<(Transport, TLSFacts), EngineError>) -> Void)?
+    private var timer: TimerID?
+    private var interest: IOEvents = []
+    private var evaluating = false
+    private var isFinished = false
+
+    init(
+        loop: EventLoop, socket: Socket, tls: TLSConnection, host: String, port: Int,
+        trustStore: TrustStore, check: ServerTrustCheck?
+    ) {
+        self.loop = loop
+        self.transport = Transport(socket: socket, tls: tls)
+        self.tls = tls
+        self.host = host
+        self.port = port
+        self.trustStore = trustStore
+        self.check = check
+    }
+
+    /// Starts; `deadline` bounds the handshake and the trust evaluation together.
+    func start(deadline: Deadline, completion: @escaping (Result<(Transport, TLSFacts), EngineError>) -> Void) {
+        self.completion = completion
+        timer = loop.scheduleTimer(at: deadline) { [weak self] in
+            guard let self else { return }
+            self.timer = nil
+            self.finish(.failure(EngineError(.connectTimedOut(host: self.host, port: self.port))))
+        }
+        do throws(SystemError) {
+            try loop.register(fd: transport.fd, interest: .read, handler: self)
+            interest = .read
+        } catch {
+            return finish(.failure(EngineError(.connectFailed(host: host, port: port, error))))
+        }
+        advance()
+    }
+
+    /// Gives up (the waiting exchange left, or the pool shut down); nothing is reported.
+    func cancel() {
+        completion = nil
+        finish(.failure(EngineError(.cancelled)))
+    }
+
+    // MARK: - IOHandler
+
+    func readable() {
+        guard completion != nil, !evaluating else { return }
+        // Ciphertext only: the handshake consumes it through the TLS connection.
+        switch transportRead() {
+        case .none: return
+        case .some(true): advance()
+        case .some(false): fail(TLSError(.closedDuringHandshake, detail: "after \(host) port \(port) accepted the connection"))
+        }
+    }
+
+    func writable() {
+        guard completion != nil, !evaluating else { return }
+        advance()
+    }
+
+    func hangup() {
+        readable()
+    }
+
+    // MARK: - Steps
+
+    private func advance() {
+        let status = tls.handshake()
+        do throws(TransportFailure) {
+            let flushed = try transport.flush()
+            setInterest(flushed ? .read : [.read, .write])
+        } catch {
+            return failTransport(error)
+        }
+        switch status {
+        case .needsInput:
+            return
+        case .failed(let error):
+            fail(error)
+        case .complete:
+            evaluate()
+        }
+    }
+
+    private func evaluate() {
+        evaluating = true
+        setInterest([])
+        let trust: ServerTrust
+        do throws(CertificateError) {
+            trust = try tls.withPeerChain { chain throws(CertificateError) -> ServerTrust in
+                guard let chain else { throw CertificateError(.noCertificate, detail: "the server sent no certificate") }
+                return try ServerTrust(host: host, peerChain: chain, trustStore: trustStore)
+            }
+        } catch {
+            return fail(TLSError(.handshakeFailed, detail: "unreadable server certificate: \(error)"))
+        }
+        guard let check else {
+            return trustDecided(trust.defaultEvaluationFailure.map { ServerTrustError.untrusted($0, host: host) }, trust: trust)
+        }
+        let loop = self.loop
+        let box = UncheckedBox(self)
+        check(trust) { refusal in
+            loop.execute { box.value.trustDecided(refusal, trust: trust) }
+        }
+    }
+
+    private func trustDecided(_ refusal: ServerTrustError?, trust: ServerTrust) {
+        guard completion != nil else { return }
+        if let refusal { return finish(.failure(EngineError(.serverTrustRejected(refusal)))) }
+        let facts = TLSFacts(
+            protocolVersion: tls.protocolVersion ?? "TLS", cipherSuite: tls.cipherSuite ?? "",
+            applicationProtocol: tls.applicationProtocol, isResumed: tls.isResumed,
+            verifyResult: Int(trust.defaultEvaluationFailure?.verifyCode ?? 0))
+        finish(.success((transport, facts)))
+    }
+
+    /// Reads ciphertext into the TLS connection: `true` when some arrived, `false` at EOF,
+    /// nil when the socket had nothing (or failed, which has been reported).
+    private func transportRead() -> Bool? {
+        do throws(TransportFailure) {
+            switch try transport.receiveCiphertext() {
+            case .wouldBlock: return nil
+            case .processed(0): return false
+            case .processed: return true
+            }
+        } catch {
+            failTransport(error)
+            return nil
+        }
+    }
+
+    private func fail(_ error: TLSError) {
+        finish(.failure(EngineError(.tlsHandshakeFailed(host: host, port: port, error))))
+    }
+
+    private func failTransport(_ failure: TransportFailure) {
+        switch failure {
+        case .system(let error): finish(.failure(EngineError(.connectFailed(host: host, port: port, error))))
+        case .tls(let error): fail(error)
+        }
+    }
+
+    private func finish(_ result: Result<(Transport, TLSFacts), EngineError>) {
+        guard !isFinished else { return }
+        isFinished = true
+        if let timer { loop.cancelTimer(timer) }
+        timer = nil
+        loop.deregister(fd: transport.fd)
+        interest = []
+        let completion = self.completion
+        self.completion = nil
+        if case .failure = result {
+            // A refused server gets close_notify at most: never application data.
+            transport.close()
+        }
+        completion?(result)
+    }
+
+    private func setInterest(_ new: IOEvents) {
+        guard new != interest, completion != nil else { return }
+        interest = new
+        do throws(SystemError) {
+            try loop.modify(fd: transport.fd, interest: new)
+        } catch {
+            finish(.failure(EngineError(.connectFailed(host: host, port: port, error))))
+        }
+    }
+}

@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FerryIO
+import FerryTLS
+
+/// Why a transport could not move bytes.
+enum TransportFailure: Error {
+    /// The socket failed (reset, broken pipe…).
+    case system(SystemError)
+    /// TLS failed after the handshake (bad record, fatal alert).
+    case tls(TLSError)
+}
+
+/// The byte stream an HTTP/1.1 connection runs over: the socket itself, or TLS on it.
+///
+/// For TLS, ciphertext moves through two buffers of this object and the ``TLSConnection``'s
+/// memory BIOs: `read` decrypts what the socket has into the caller's buffer, `writev`
+/// encrypts at most ``maxPlaintextPerWrite`` bytes and sends what the socket takes; what it
+/// does not take waits in ``hasPendingOutput`` and goes first on the next write or `flush`.
+/// Confined to the connection's loop.
+final class Transport {
+    /// Plaintext encrypted per `writev` call, so a large body never sits in memory twice.
+    static let maxPlaintextPerWrite = 64 * 1024
+    private static let cipherBufferSize = 64 * 1024
+
+    let socket: Socket
+    /// The TLS connection, or nil for plain HTTP.
+    let tls: TLSConnection?
+    private var cipherIn: UnsafeMutableRawBufferPointer?
+    private var cipherOut: UnsafeMutableRawBufferPointer?
+    private var outStart = 0
+    private var outEnd = 0
+
+    init(socket: Socket, tls: TLSConnection?) {
+        self.socket = socket
+        self.tls = tls
+        if tls != nil {
+            cipherIn = .allocate(byteCount: Self.cipherBufferSize, alignment: 16)
+            cipherOut = .allocate(byteCount: Self.cipherBufferSize, alignment: 16)
+        }
+    }
+
+    deinit {
+        cipherIn?.deallocate()
+        cipherOut?.deallocate()
+    }
+
+    var fd: Int32 { socket.fd }
+
+    // MARK: - Reading
+
+    /// Fills `buffer` with plaintext: as much as is available without blocking.
+    /// - Returns: `.processed(0)` at the end of the stream (EOF, or TLS close_notify),
+    ///   `.wouldBlock` when nothing is available yet.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(TransportFailure) -> IOResult<Int> {
+        guard let tls, let cipherIn else {
+            do throws(SystemError) {
+                return try socket.read(into: buffer)
+            } catch {
+                throw .system(error)
+            }
+        }
+        var filled = 0
+        while filled < buffer.count {
+            switch tls.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) {
+            case .bytes(let count):
+                filled += count
+            case .closed:
+                return .processed(filled)
+            case .failed(let error):
+                if filled > 0 { return .processed(filled) }
+                throw .tls(error)
+            case .needsInput:
+                // OpenSSL may want to answer (a key update): send that before waiting.
+                _ = try flush()
+                let result: IOResult<Int>
+                do throws(SystemError) {
+                    result = try socket.read(into: cipherIn)
+                } catch {
+                    if filled > 0 { return .processed(filled) }
+                    throw .system(error)
+                }
+                switch result {
+                case .wouldBlock, .processed(0):
+                    // EOF without close_notify: HTTP framing decides whether the body was cut.
+                    if filled > 0 { return .processed(filled) }
+                    return result
+                case .processed(let count):
+                    tls.receive(UnsafeRawBufferPointer(rebasing: cipherIn[0..<count]))
+                }
+            }
+        }
+        return .processed(filled)
+    }
+
+    /// Reads ciphertext from the socket into the TLS connection (during the handshake).
+    /// - Returns: `.processed(0)` at EOF, `.wouldBlock` when the socket has nothing.
+    func receiveCiphertext() throws(TransportFailure) -> IOResult<Int> {
+        guard let tls, let cipherIn else { return .wouldBlock }
+        let result: IOResult<Int>
+        do throws(SystemError) {
+            result = try socket.read(into: cipherIn)
+        } catch {
+            throw .system(error)
+        }
+        if case .processed(let count) = result, count > 0 {
+            tls.receive(UnsafeRawBufferPointer(rebasing: cipherIn[0..<count]))
+        }
+        return result
+    }
+
+    /// TLS holds ciphertext or plaintext already read from the socket, which epoll cannot see:
+    /// the reader must call `read` again before waiting for the socket.
+    var hasBufferedInput: Bool { tls?.hasBufferedInput ?? false }
+
+    // MARK: - Writing
+
+    /// Writes (plain) or encrypts and sends (TLS) from `buffers`, in order.
+    /// - Returns: How many plaintext bytes were taken; `.wouldBlock` when the socket is full.
+    func writev(_ buffers: [UnsafeRawBufferPointer]) throws(TransportFailure) -> IOResult<Int> {
+        guard let tls else {
+            do throws(SystemError) {
+                return try socket.writev(buffers)
+            } catch {
+                throw .system(error)
+            }
+        }
+        guard try flush() else { return .wouldBlock }
+        var taken = 0
+        for buffer in buffers where taken < Self.maxPlaintextPerWrite {
+            let slice = UnsafeRawBufferPointer(rebasing: buffer[0..<min(buffer.count, Self.maxPlaintextPerWrite - taken)])
+            do throws(TLSError) {
+                try tls.write(slice)
+            } catch {
+                throw .tls(error)
+            }
+            taken += slice.count
+        }
+        // The plaintext is taken even if the socket takes only part of the ciphertext: the
+        // rest waits in `hasPendingOutput`, and the next write or `flush` sends it first.
+        _ = try flush()
+        return .processed(taken)
+    }
+
+    /// Ciphertext is waiting for the socket.
+    var hasPendingOutput: Bool {
+        guard let tls else { return false }
+        return outStart < outEnd || tls.pendingOutput > 0
+    }
+
+    /// Sends pending ciphertext.
+    /// - Returns: `true` when nothing is left pending, `false` when the socket is full.
+    func flush() throws(TransportFailure) -> Bool {
+        guard let tls, let cipherOut else { return true }
+        while true {
+            if outStart == outEnd {
+                outStart = 0
+                outEnd = tls.takeOutput(into: cipherOut)
+                if outEnd == 0 { return true }
+            }
+            let result: IOResult<Int>
+            do throws(SystemError) {
+                result = try socket.write(UnsafeRawBufferPointer(rebasing: cipherOut[outStart..<outEnd]))
+            } catch {
+                throw .system(error)
+            }
+            guard case .processed(let count) = result else { return false }
+            outStart += count
+        }
+    }
+
+    // MARK: - Lifetime
+
+    /// Whether a parked connection still looks usable: nothing to read (a plain peer's EOF or
+    /// stray bytes both make it unusable). For TLS, records that carry no data (a late session
+    /// ticket) are consumed; a close_notify or any data makes it unusable.
+    var isIdleAlive: Bool {
+        var byte: UInt8 = 0
+        let peeked = recv(socket.fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if peeked < 0 { return errno == EAGAIN || errno == EWOULDBLOCK }
+        guard peeked > 0, tls != nil else { return false }
+        var scratch: UInt8 = 0
+        let outcome = try? withUnsafeMutableBytes(of: &scratch) { buffer throws(TransportFailure) in try read(into: buffer) }
+        return outcome == .wouldBlock
+    }
+
+    /// Sends close_notify if the socket takes it at once, then closes the socket.
+    func close() {
+        if let tls {
+            tls.close()
+            _ = try? flush()
+        }
+        socket.close()
+    }
+}

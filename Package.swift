@@ -46,7 +46,7 @@ let package = Package(
             name: "FerryEngine",
             dependencies: ["FerryIO", "FerryWire", "FerryTLS", "CFerryShims", "CZlib", "COpenSSL", httpTypes, logging]
         ),
-        .target(name: "FerrySession", dependencies: ["FerryEngine", "FerryIO", "FerryWire", httpTypes, logging]),
+        .target(name: "FerrySession", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "FerryTLS", httpTypes, logging]),
         .target(name: "Ferry", dependencies: ["FerrySession", "FerryTLS", httpTypes]),
 
         // MARK: - Examples (public API only)

@@ -1,0 +1,95 @@
+import CFerryShims
+import COpenSSL
+import Foundation
+
+/// The trust anchors a ``ServerTrust`` is evaluated against by default: the system's roots, or
+/// custom roots of your own (curl's `--cacert`).
+///
+/// A `TrustStore` wraps one OpenSSL `X509_STORE` and never changes after its initializer
+/// returns, so one store is safely shared by every connection and thread (OpenSSL locks its
+/// own lookups). Build custom stores once and keep them: loading is the expensive part.
+public final class TrustStore: @unchecked Sendable {
+    /// The system's trust anchors: OpenSSL's default certificate file and directory
+    /// (`X509_STORE_set_default_paths`), which honour the `SSL_CERT_FILE` and `SSL_CERT_DIR`
+    /// environment variables as curl and `openssl s_client` do. Loaded once, on first use;
+    /// the directory's certificates are looked up lazily by subject hash.
+    public static let system: TrustStore = TrustStore()
+
+    /// The custom roots this store was made from, in the order given; nil for ``system``.
+    public let customCertificates: [Certificate]?
+
+    /// The `X509_STORE*`, owned: freed in `deinit`.
+    private let store: OpaquePointer
+
+    /// Creates a store that trusts exactly `certificates` (the system roots are NOT included).
+    ///
+    /// Each certificate is a trust anchor as it is: a root, or an intermediate or a leaf, which
+    /// OpenSSL then accepts only as the top of a complete chain up to a self-signed anchor
+    /// (pass such partial anchors to ``ServerTrust/evaluate(anchoredOn:validatingHost:)``
+    /// instead). An empty array gives a store that trusts nothing.
+    ///
+    /// - Parameter certificates: the trust anchors.
+    /// - Throws: ``CertificateError`` when OpenSSL cannot build the store (memory exhausted).
+    public convenience init(certificates: [Certificate]) throws(CertificateError) {
+        guard let store = X509_STORE_new() else {
+            throw CertificateError(.invalidField, detail: "cannot create an X509_STORE: \(OpenSSLSupport.drainErrors())")
+        }
+        do throws(CertificateError) {
+            for certificate in certificates {
+                let x509 = try X509Chain.parse(certificate)
+                defer { X509_free(x509) }
+                // X509_STORE_add_cert takes its own reference and ignores a duplicate.
+                guard X509_STORE_add_cert(store, x509) == 1 else {
+                    throw CertificateError(.invalidField, detail: "cannot add \(certificate.subject): \(OpenSSLSupport.drainErrors())")
+                }
+            }
+        } catch {
+            X509_STORE_free(store)
+            throw error
+        }
+        self.init(store: store, customCertificates: certificates)
+    }
+
+    /// Creates a store that trusts exactly the certificates of `file`: every certificate of a
+    /// PEM bundle, or the one certificate of a DER file (curl's `--cacert`).
+    ///
+    /// - Parameter file: a PEM or DER file; the format is told by content.
+    /// - Throws: ``CertificateError`` naming the file: ``CertificateError/Kind-swift.struct/unreadableFile``
+    ///   when it cannot be read, ``CertificateError/Kind-swift.struct/noCertificate`` when it
+    ///   holds none, or the parse error of a malformed certificate.
+    public convenience init(contentsOf file: URL) throws(CertificateError) {
+        try self.init(certificates: Certificate.certificates(inFile: file))
+    }
+
+    /// The system store.
+    private convenience init() {
+        // Only an exhausted allocator makes X509_STORE_new fail; there is no input to blame.
+        guard let store = X509_STORE_new() else {
+            fatalError("cannot create the system X509_STORE: \(OpenSSLSupport.drainErrors())")
+        }
+        // Missing default files are not an error: the store then trusts nothing, and every
+        // evaluation reports an unknown issuer, as curl does on a system without CA bundle.
+        _ = X509_STORE_set_default_paths(store)
+        OpenSSLSupport.clearErrors()
+        self.init(store: store, customCertificates: nil)
+    }
+
+    private init(store: OpaquePointer, customCertificates: [Certificate]?) {
+        self.store = store
+        self.customCertificates = customCertificates
+    }
+
+    deinit {
+        X509_STORE_free(store)
+    }
+
+    /// Runs `body` with the `X509_STORE*`, which stays valid for the call. Callers must not
+    /// change the store; to keep it longer (`SSL_CTX_set1_cert_store`), take a reference.
+    ///
+    /// - Parameter body: given the borrowed `X509_STORE*`.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
+    package func withStore<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
+        try withExtendedLifetime(self) { try body(store) }
+    }
+}

@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "FerryWireTests", dependencies: ["FerryWire", httpTypes], resources: [.copy("Fixtures")]),
         .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "CFerryShims"]),
         .testTarget(name: "FerryEngineTests", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "TestSupport", httpTypes]),
-        .testTarget(name: "FerrySessionTests", dependencies: ["FerrySession", "Ferry", "TestSupport", httpTypes]),
+        .testTarget(name: "FerrySessionTests", dependencies: ["FerrySession", "Ferry", "FerryTLS", "TestSupport", httpTypes]),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "TestSupport"]),
         .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS", "COpenSSL", "CFerryShims"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),

@@ -1,5 +1,6 @@
 import FerryEngine
 import FerryIO
+import FerryTLS
 import FerryWire
 import Foundation
 
@@ -67,6 +68,33 @@ extension NetworkError {
             return (.requestBodyFailed, nil)
         case .internalInconsistency:
             return (.internalInconsistency, nil)
+        case .tlsHandshakeFailed(_, _, let cause), .tlsFailed(let cause, _):
+            return (tlsCode(cause), cause)
+        case .serverTrustRejected(let cause):
+            return (trustCode(cause), cause)
+        }
+    }
+
+    /// A TLS failure: the client-certificate cases keep URLSession's own codes, since their
+    /// fix (another identity) differs from a failed handshake's.
+    private static func tlsCode(_ error: TLSError) -> Code {
+        switch error.kind {
+        case .clientCertificateRequired: return .clientCertificateRequired
+        case .clientCertificateRejected: return .clientCertificateRejected
+        default: return .secureConnectionFailed
+        }
+    }
+
+    /// A refused server: URLSession's certificate codes by reason, and Ferry's own code for a
+    /// pinning mismatch (which URLSession reports only as a cancelled challenge).
+    private static func trustCode(_ error: ServerTrustError) -> Code {
+        if error.kind == .pinningMismatch { return .pinningMismatch }
+        guard error.kind == .untrusted, let failure = error.trustFailure else { return .serverCertificateUntrusted }
+        switch failure.reason {
+        case .expired: return .serverCertificateHasBadDate
+        case .notYetValid: return .serverCertificateNotYetValid
+        case .unknownIssuer, .selfSigned: return .serverCertificateHasUnknownRoot
+        default: return .serverCertificateUntrusted
         }
     }
 

@@ -98,7 +98,7 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
             -1205: "clientCertificateRejected", -1206: "clientCertificateRequired",
             -3000: "cannotCreateFile", -3001: "cannotOpenFile", -3003: "cannotWriteToFile",
             -4001: "invalidRequest", -4002: "pinningMismatch", -4003: "sessionInvalidated",
-            -4004: "responseSerializationFailed", -4005: "requestBodyFailed",
+            -4004: "responseSerializationFailed", -4005: "requestBodyFailed", -4006: "internalInconsistency",
         ]
     }
 

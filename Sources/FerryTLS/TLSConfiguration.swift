@@ -4,7 +4,10 @@
 /// default evaluation.
 ///
 /// A value type: a session copies it when it is created.
-public struct TLSConfiguration: Sendable, Hashable {
+public struct TLSConfiguration: Sendable {
+    /// The roots the default evaluation trusts: the system's store (OpenSSL's default paths,
+    /// honouring `SSL_CERT_FILE` and `SSL_CERT_DIR`) unless set, curl's `--cacert`.
+    public var trustStore: TrustStore = .system
     /// The oldest version offered. TLS 1.2 by default; set `.v1_3` to refuse TLS 1.2 servers.
     public var minimumVersion: TLSVersion = .v1_2
     /// The newest version offered; `nil` for the newest Ferry supports (TLS 1.3).

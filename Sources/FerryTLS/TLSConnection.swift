@@ -202,8 +202,8 @@ package final class TLSConnection {
 
     /// Runs `body` with the server's chain as sent, leaf first (`STACK_OF(X509)*`, borrowed),
     /// or nil before the handshake. A resumed session keeps the chain of its first handshake.
-    package func withPeerChain<R>(_ body: (OpaquePointer?) -> R) -> R {
-        body(SSL_get_peer_cert_chain(ssl))
+    package func withPeerChain<R, E: Error>(_ body: (OpaquePointer?) throws(E) -> R) throws(E) -> R {
+        try body(SSL_get_peer_cert_chain(ssl))
     }
 
     // MARK: - Private

@@ -1,5 +1,6 @@
 import FerryEngine
 import FerryIO
+import FerryTLS
 import FerrySession
 import FerryWire
 import Foundation
@@ -89,6 +90,50 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
         ),
         MappingRow(.requestBodyFailed("stream ended after 5 of 10 bytes"), .requestBodyFailed, nil, "5 of 10 bytes"),
         MappingRow(.internalInconsistency("pool handed out an unknown connection"), .internalInconsistency, nil, "unknown connection"),
+        MappingRow(
+            .tlsHandshakeFailed(host: "localhost", port: 8443, TLSError(.unsupportedVersion, detail: "SSL routines: tlsv1 alert protocol version")),
+            .secureConnectionFailed, "TLSError", "TLS connect error with localhost port 8443: no TLS version in common"
+        ),
+        MappingRow(
+            .tlsHandshakeFailed(host: "localhost", port: 8443, TLSError(.clientCertificateRejected, detail: "tlsv1 alert unknown ca")),
+            .clientCertificateRejected, "TLSError", "rejected the client certificate"
+        ),
+        MappingRow(
+            .tlsFailed(TLSError(.clientCertificateRequired), .awaitingResponse),
+            .clientCertificateRequired, "TLSError", "requires a client certificate while waiting for the response"
+        ),
+        MappingRow(
+            .tlsFailed(TLSError(.recordLayerFailed, detail: "bad record mac"), .receivingBody),
+            .secureConnectionFailed, "TLSError", "bad record mac"
+        ),
+        MappingRow(
+            .serverTrustRejected(.untrusted(TrustFailure(verifyCode: 10, depth: 0, subject: "CN=localhost"), host: "localhost")),
+            .serverCertificateHasBadDate, "ServerTrustError", "Server certificate for localhost is not trusted: certificate has expired"
+        ),
+        MappingRow(
+            .serverTrustRejected(.untrusted(TrustFailure(verifyCode: 9, depth: 0), host: "localhost")),
+            .serverCertificateNotYetValid, "ServerTrustError", "not yet valid"
+        ),
+        MappingRow(
+            .serverTrustRejected(.untrusted(TrustFailure(verifyCode: 20, depth: 1), host: "localhost")),
+            .serverCertificateHasUnknownRoot, "ServerTrustError", "unable to get local issuer certificate"
+        ),
+        MappingRow(
+            .serverTrustRejected(.untrusted(TrustFailure(verifyCode: 18, depth: 0), host: "localhost")),
+            .serverCertificateHasUnknownRoot, "ServerTrustError", "self-signed"
+        ),
+        MappingRow(
+            .serverTrustRejected(.untrusted(TrustFailure(verifyCode: 62, depth: 0), host: "wrong.example")),
+            .serverCertificateUntrusted, "ServerTrustError", "hostname mismatch"
+        ),
+        MappingRow(
+            .serverTrustRejected(ServerTrustError(.pinningMismatch, host: "localhost", detail: "no pinned key in the chain")),
+            .pinningMismatch, "ServerTrustError", "Pinning mismatch for localhost: no pinned key in the chain"
+        ),
+        MappingRow(
+            .serverTrustRejected(ServerTrustError(.refused, host: "unlisted.example", detail: "no evaluator for this host")),
+            .serverCertificateUntrusted, "ServerTrustError", "unlisted.example"
+        ),
     ]
 }
 
@@ -116,6 +161,9 @@ private func kindName(_ kind: EngineError.Kind) -> String {
     case .fileWriteFailed: "fileWriteFailed"
     case .requestBodyFailed: "requestBodyFailed"
     case .internalInconsistency: "internalInconsistency"
+    case .tlsHandshakeFailed: "tlsHandshakeFailed"
+    case .serverTrustRejected: "serverTrustRejected"
+    case .tlsFailed: "tlsFailed"
     }
 }
 
@@ -138,6 +186,6 @@ struct NetworkErrorMappingTests {
     @Test("every EngineError kind has a row in the table")
     func everyKindHasARow() {
         let covered = Set(MappingRow.all.map { kindName($0.error.kind) })
-        #expect(covered.count == 20, "rows cover: \(covered.sorted())")
+        #expect(covered.count == 23, "rows cover: \(covered.sorted())")
     }
 }

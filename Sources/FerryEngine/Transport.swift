@@ -31,6 +31,9 @@ final class Transport {
     private var cipherOut: UnsafeMutableRawBufferPointer?
     private var outStart = 0
     private var outEnd = 0
+    /// How the input ended (close_notify, EOF, or a failure) while plaintext was still being
+    /// returned; reported by the next `read`, which ``hasBufferedInput`` makes the reader call.
+    private var deferredEnd: Result<Void, TransportFailure>?
 
     init(socket: Socket, tls: TLSConnection?) {
         self.socket = socket
@@ -61,16 +64,23 @@ final class Transport {
                 throw .system(error)
             }
         }
+        switch deferredEnd {
+        case .success?: return .processed(0)
+        case .failure(let failure)?: throw failure
+        case nil: break
+        }
         var filled = 0
         while filled < buffer.count {
             switch tls.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) {
             case .bytes(let count):
                 filled += count
             case .closed:
+                if filled > 0 { deferredEnd = .success(()) }
                 return .processed(filled)
             case .failed(let error):
-                if filled > 0 { return .processed(filled) }
-                throw .tls(error)
+                guard filled > 0 else { throw .tls(error) }
+                deferredEnd = .failure(.tls(error))
+                return .processed(filled)
             case .needsInput:
                 // OpenSSL may want to answer (a key update): send that before waiting.
                 _ = try flush()
@@ -78,14 +88,17 @@ final class Transport {
                 do throws(SystemError) {
                     result = try socket.read(into: cipherIn)
                 } catch {
-                    if filled > 0 { return .processed(filled) }
-                    throw .system(error)
+                    guard filled > 0 else { throw .system(error) }
+                    deferredEnd = .failure(.system(error))
+                    return .processed(filled)
                 }
                 switch result {
-                case .wouldBlock, .processed(0):
+                case .wouldBlock:
+                    return filled > 0 ? .processed(filled) : result
+                case .processed(0):
                     // EOF without close_notify: HTTP framing decides whether the body was cut.
-                    if filled > 0 { return .processed(filled) }
-                    return result
+                    if filled > 0 { deferredEnd = .success(()) }
+                    return .processed(filled)
                 case .processed(let count):
                     tls.receive(UnsafeRawBufferPointer(rebasing: cipherIn[0..<count]))
                 }
@@ -112,7 +125,7 @@ final class Transport {
 
     /// TLS holds ciphertext or plaintext already read from the socket, which epoll cannot see:
     /// the reader must call `read` again before waiting for the socket.
-    var hasBufferedInput: Bool { tls?.hasBufferedInput ?? false }
+    var hasBufferedInput: Bool { deferredEnd != nil || (tls?.hasBufferedInput ?? false) }
 
     // MARK: - Writing
 

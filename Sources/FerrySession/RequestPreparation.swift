@@ -17,14 +17,14 @@ enum RequestPreparation {
         guard let scheme = url.scheme?.lowercased() else {
             throw NetworkError(.badURL, reason: "URL has no scheme: \(url.absoluteString)", failingURL: url)
         }
-        guard scheme == "http" else {
+        guard scheme == "http" || scheme == "https" else {
             throw NetworkError(.unsupportedURL, reason: "unsupported protocol \"\(scheme)\"", failingURL: url)
         }
         guard let host = url.host(percentEncoded: false), !host.isEmpty else {
             throw NetworkError(.badURL, reason: "URL has no host: \(url.absoluteString)", failingURL: url)
         }
         let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        let port = url.port ?? 80
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else {
             throw NetworkError(.badURL, reason: "port \(port) is out of range", failingURL: url)
         }

@@ -1,6 +1,7 @@
 import Dispatch
 import FerryEngine
 import FerryIO
+import FerryTLS
 import Foundation
 
 /// Loads requests over HTTP/1.1 with Ferry's engine: the counterpart of `URLSession`.
@@ -19,6 +20,8 @@ public final class Session: Sendable {
     /// The serial queue on which task-delegate methods run.
     public let delegateQueue: DispatchQueue
     private let engine: Result<HTTPClientEngine, SystemError>
+    private let tls: Result<TLSClientContext, TLSError>
+    private let serverTrustCheck: ServerTrustCheck?
 
     /// Creates a session.
     /// - Parameters:
@@ -35,6 +38,12 @@ public final class Session: Sendable {
         } catch {
             engine = .failure(error)
         }
+        do throws(TLSError) {
+            tls = .success(try TLSClientContext(configuration: configuration.tlsConfiguration))
+        } catch {
+            tls = .failure(error)
+        }
+        serverTrustCheck = ServerTrustGate.check(for: configuration, queue: self.delegateQueue)
     }
 
     deinit {
@@ -135,7 +144,17 @@ public final class Session: Sendable {
     }
 
     private func prepare(_ request: NetworkRequest) throws(NetworkError) -> (ExchangeRequest, HTTPClientEngine) {
-        let exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration)
+        var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration)
+        if exchange.key.scheme == "https" {
+            switch tls {
+            case .success(let context):
+                exchange.key.tls = context
+                exchange.serverTrustCheck = serverTrustCheck
+            case .failure(let error):
+                throw NetworkError(.secureConnectionFailed, reason: "TLS could not be set up: \(error)",
+                                   failingURL: request.url, underlyingError: error)
+            }
+        }
         switch engine {
         case .success(let engine):
             return (exchange, engine)

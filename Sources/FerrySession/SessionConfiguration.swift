@@ -1,4 +1,5 @@
 import FerryEngine
+import FerryTLS
 import FerryWire
 import HTTPTypes
 
@@ -31,6 +32,20 @@ public struct SessionConfiguration: Sendable {
     public var maximumResponseBodySize: Int64?
     /// Event-loop threads for this session's engine; `nil` picks one per core, at most 4.
     public var eventLoopCount: Int?
+    /// How HTTPS connections speak TLS: versions, trust roots (curl's `--cacert`), a client
+    /// identity, session resumption.
+    public var tlsConfiguration: TLSConfiguration
+    /// Judges the certificate chain of every new HTTPS connection, after the handshake and
+    /// before any request byte; `nil` applies the default rules (``DefaultTrustEvaluator``:
+    /// a valid chain to ``tlsConfiguration``'s trust store, for the URL's host).
+    public var serverTrustEvaluator: (any ServerTrustEvaluating)?
+    /// Evaluators for particular hosts (lower-case host names or address literals, without
+    /// brackets), used instead of ``serverTrustEvaluator`` for those hosts.
+    public var serverTrustEvaluatorsByHost: [String: any ServerTrustEvaluating]
+    /// When `true`, a host missing from ``serverTrustEvaluatorsByHost`` is refused (fail
+    /// closed) instead of falling back to ``serverTrustEvaluator``: for apps that must pin
+    /// every host they talk to.
+    public var requiresServerTrustEvaluatorForEveryHost: Bool
 
     /// Creates the default configuration.
     public init() {
@@ -45,6 +60,10 @@ public struct SessionConfiguration: Sendable {
         parserLimits = .default
         maximumResponseBodySize = nil
         eventLoopCount = nil
+        tlsConfiguration = TLSConfiguration()
+        serverTrustEvaluator = nil
+        serverTrustEvaluatorsByHost = [:]
+        requiresServerTrustEvaluatorForEveryHost = false
     }
 
     /// The default configuration.

@@ -13,8 +13,19 @@ public struct TransactionMetrics: Sendable {
     public var domainLookupEnd: Duration?
     /// The TCP connection was established.
     public var connectEnd: Duration?
-    /// The TLS handshake finished (HTTPS only).
+    /// The TLS handshake and the server trust evaluation finished (HTTPS on a new connection
+    /// only): curl's `time_appconnect`.
     public var secureConnectionEnd: Duration?
+    /// The TLS version, such as `TLSv1.3` (HTTPS only).
+    public var negotiatedTLSProtocolVersion: String?
+    /// The TLS cipher suite, such as `TLS_AES_128_GCM_SHA256` (HTTPS only).
+    public var negotiatedTLSCipherSuite: String?
+    /// `true` when the connection's TLS handshake resumed an earlier session.
+    public var isTLSSessionResumed = false
+    /// OpenSSL's verification result for the server's chain under the default rules
+    /// (0 when valid, else an `X509_V_ERR_…` code, as with an allowing evaluator): curl's
+    /// `ssl_verify_result`. Nil for plain HTTP.
+    public var serverCertificateVerifyResult: Int?
     /// The request head was handed to the socket.
     public var requestStart: Duration?
     /// The first byte of the response arrived.

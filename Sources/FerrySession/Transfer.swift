@@ -75,7 +75,10 @@ final class Transfer: ExchangeDelegate, @unchecked Sendable {
     func exchangeDidSendHead(_ head: RequestHead, connection: ConnectionFacts) {
         guard let taskDelegate else { return }
         let sent = HTTPRequest(method: head.method, scheme: nil, authority: nil, path: head.target, headerFields: head.fieldsAsSent)
-        let info = ConnectionInfo(remoteAddress: connection.remoteAddress, remotePort: connection.remotePort, isReused: connection.isReused)
+        let info = ConnectionInfo(
+            remoteAddress: connection.remoteAddress, remotePort: connection.remotePort, isReused: connection.isReused,
+            tlsProtocolVersion: connection.tls?.protocolVersion, tlsCipherSuite: connection.tls?.cipherSuite,
+            tlsApplicationProtocol: connection.tls?.applicationProtocol, isTLSSessionResumed: connection.tls?.isResumed ?? false)
         let (session, request) = (self.session, self.request)
         session.delegateQueue.async {
             taskDelegate.session(session, didSendRequestHead: sent, over: info, for: request)
@@ -191,6 +194,11 @@ final class Transfer: ExchangeDelegate, @unchecked Sendable {
         let offset = { (deadline: Deadline?) in deadline.map { $0 - metrics.start } }
         transaction.domainLookupEnd = offset(metrics.domainLookupEnd)
         transaction.connectEnd = offset(metrics.connectEnd)
+        transaction.secureConnectionEnd = offset(metrics.secureConnectionEnd)
+        transaction.negotiatedTLSProtocolVersion = metrics.tls?.protocolVersion
+        transaction.negotiatedTLSCipherSuite = metrics.tls?.cipherSuite
+        transaction.isTLSSessionResumed = metrics.tls?.isResumed ?? false
+        transaction.serverCertificateVerifyResult = metrics.tls?.verifyResult
         transaction.requestStart = offset(metrics.requestStart)
         transaction.responseStart = offset(metrics.responseStart)
         transaction.responseEnd = offset(metrics.end)

@@ -20,7 +20,7 @@ import Foundation
 /// 3. Mode `none`: trusted when ``allowInvalidCertificates`` or the chain is valid against the
 ///    trust's store.
 /// 4. With pinning and not ``allowInvalidCertificates``, the chain must first be valid
-///    against the trust's store (else ``ServerTrustError/Kind-swift.struct/untrusted``).
+///    against the trust's store (else ``TLSErrorKind/untrusted``).
 /// 5. Mode `certificate`: the chain must verify against the pinned certificates alone (any
 ///    of them an anchor, as Apple's `SecTrustSetAnchorCertificates`), with the same name
 ///    check, and the chain so built must hold a certificate byte-equal to a pinned one.

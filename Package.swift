@@ -66,6 +66,7 @@ let package = Package(
         .testTarget(name: "FerrySessionTests", dependencies: ["FerrySession", "Ferry", "FerryTLS", "TestSupport", httpTypes]),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "TestSupport"]),
         .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS", "COpenSSL", "CFerryShims"]),
+        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryTLS"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

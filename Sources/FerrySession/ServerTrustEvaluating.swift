@@ -29,7 +29,7 @@ public struct DefaultTrustEvaluator: ServerTrustEvaluating {
     ///   - trust: the server's chain.
     ///   - domain: the host the request is for; when it is not `trust.host`, the chain is
     ///     evaluated again for it.
-    /// - Throws: ``ServerTrustError/Kind-swift.struct/untrusted`` with the ``TrustFailure``.
+    /// - Throws: ``TLSErrorKind/untrusted`` with the ``TrustFailure``.
     public func evaluate(_ trust: ServerTrust, forDomain domain: String) throws(ServerTrustError) {
         let failure = domain == trust.host
             ? trust.defaultEvaluationFailure

@@ -1,44 +1,21 @@
 /// A server trust evaluator's refusal of a server's certificate chain.
 ///
-/// The kinds keep the causes apart: an invalid chain (``Kind-swift.struct/untrusted``, with the
+/// The kinds keep the causes apart: an invalid chain (``TLSErrorKind/untrusted``, with the
 /// ``TrustFailure`` that says why), a chain that does not match the pins
-/// (``Kind-swift.struct/pinningMismatch``), and a policy that refuses outright
-/// (``Kind-swift.struct/refused``).
+/// (``TLSErrorKind/pinningMismatch``), and a policy that refuses outright
+/// (``TLSErrorKind/refused``).
 public struct ServerTrustError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What the evaluator objected to: a stable name for programs and a phrase for people.
-    /// An open set: evaluators of your own may add kinds.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        /// A short stable name, such as `pinningMismatch`, for programs and logs.
-        public let name: String
-        /// A phrase for people, such as "pinning mismatch".
-        public let text: String
-
-        /// Creates a kind from its stable name and a phrase for people (the name if omitted).
-        ///
-        /// - Parameters:
-        ///   - name: the stable name, its identity.
-        ///   - text: the phrase for people.
-        public init(_ name: String, text: String? = nil) {
-            self.name = name
-            self.text = text ?? name
-        }
-
-        /// Kinds are the same when their names are.
-        public static func == (lhs: Kind, rhs: Kind) -> Bool { lhs.name == rhs.name }
-
-        /// Hashes the name.
-        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
-
-        /// The stable name.
-        public var description: String { name }
-    }
+    /// An open set: evaluators of your own may add kinds (`extension TLSErrorKind where
+    /// Domain == ServerTrustError`).
+    public typealias Kind = TLSErrorKind<ServerTrustError>
 
     /// What the evaluator objected to.
     public let kind: Kind
     /// The host whose certificate was refused.
     public let host: String
-    /// Why the chain failed to verify: always set for ``Kind-swift.struct/untrusted``; set for
-    /// ``Kind-swift.struct/pinningMismatch`` when the chain did not verify against the pins.
+    /// Why the chain failed to verify: always set for ``TLSErrorKind/untrusted``; set for
+    /// ``TLSErrorKind/pinningMismatch`` when the chain did not verify against the pins.
     public let trustFailure: TrustFailure?
     /// The cause in words, such as "no certificate in the chain matches the 2 pinned certificates".
     public let detail: String
@@ -62,7 +39,7 @@ public struct ServerTrustError: Error, Sendable, Hashable, CustomStringConvertib
     /// - Parameters:
     ///   - failure: why it failed.
     ///   - host: the host whose certificate was refused.
-    /// - Returns: an ``Kind-swift.struct/untrusted`` error carrying `failure`.
+    /// - Returns: an ``TLSErrorKind/untrusted`` error carrying `failure`.
     public static func untrusted(_ failure: TrustFailure, host: String) -> ServerTrustError {
         ServerTrustError(.untrusted, host: host, trustFailure: failure)
     }
@@ -90,7 +67,7 @@ public struct ServerTrustError: Error, Sendable, Hashable, CustomStringConvertib
 }
 
 /// The kinds of ``ServerTrustError``.
-extension ServerTrustError.Kind {
+extension TLSErrorKind where Domain == ServerTrustError {
     /// The chain is not valid: an unknown issuer, a self-signed certificate, an expired or
     /// not yet valid one, a hostname mismatch… ``ServerTrustError/trustFailure`` says which.
     public static var untrusted: Self { Self("untrusted", text: "server certificate not trusted") }

@@ -8,32 +8,9 @@ import COpenSSL
 /// is about: `certificate has expired (CN=localhost,O=Ferry Test, depth 0)`.
 public struct TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The reason a chain failed, in a form to act on: a stable name for programs and a phrase
-    /// for people. An open set; the static members below are the reasons Ferry reports.
-    public struct Reason: Hashable, Sendable, CustomStringConvertible {
-        /// A short stable name, such as `expired`, for programs and logs.
-        public let name: String
-        /// A phrase for people, such as "certificate expired".
-        public let text: String
-
-        /// Creates a reason from its stable name and a phrase for people (the name if omitted).
-        ///
-        /// - Parameters:
-        ///   - name: the stable name, its identity.
-        ///   - text: the phrase for people.
-        public init(_ name: String, text: String? = nil) {
-            self.name = name
-            self.text = text ?? name
-        }
-
-        /// Reasons are the same when their names are.
-        public static func == (lhs: Reason, rhs: Reason) -> Bool { lhs.name == rhs.name }
-
-        /// Hashes the name.
-        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
-
-        /// The stable name.
-        public var description: String { name }
-    }
+    /// for people. An open set; the static members (``TLSErrorKind/unknownIssuer`` and its
+    /// siblings) are the reasons Ferry reports.
+    public typealias Reason = TLSErrorKind<TrustFailure>
 
     /// Why the chain failed.
     public let reason: Reason
@@ -88,7 +65,7 @@ public struct TrustFailure: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The reasons Ferry reports.
-extension TrustFailure.Reason {
+extension TLSErrorKind where Domain == TrustFailure {
     /// No trusted issuer was found: an unknown (private) CA, or a missing intermediate
     /// (`X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY`, `…_GET_ISSUER_CERT`,
     /// `…_VERIFY_LEAF_SIGNATURE`).

@@ -10,6 +10,8 @@ let nioTestServer: [Target.Dependency] = [
     .product(name: "NIOCore", package: "swift-nio"),
     .product(name: "NIOPosix", package: "swift-nio"),
     .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOTLS", package: "swift-nio"),
+    .product(name: "NIOSSL", package: "swift-nio-ssl"),
 ]
 
 let package = Package(
@@ -23,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // Test-only: an independent HTTP server for integration tests.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Test-only: a TLS server that is not our code, for the end-to-end TLS and pinning tests.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // MARK: - System libraries and C shims

@@ -19,6 +19,7 @@ let package = Package(
     products: [
         .library(name: "Ferry", targets: ["Ferry"]),
         .executable(name: "ferry", targets: ["ferry"]),
+        .executable(name: "ferry-pin", targets: ["ferry-pin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -55,6 +56,7 @@ let package = Package(
 
         // MARK: - Examples (public API only)
         .executableTarget(name: "ferry", dependencies: ["Ferry"], path: "Examples/ferry"),
+        .executableTarget(name: "ferry-pin", dependencies: ["Ferry"], path: "Examples/ferry-pin"),
 
         // MARK: - Tests
         .target(
@@ -69,6 +71,7 @@ let package = Package(
         .testTarget(name: "FerryEngineTests", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "TestSupport", httpTypes]),
         .testTarget(name: "FerrySessionTests", dependencies: ["FerrySession", "Ferry", "TestSupport", httpTypes]),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "TestSupport"]),
+        .testTarget(name: "FerryPinTests", dependencies: ["ferry-pin", "TestSupport"]),
         .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS", "TestSupport"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
     ],

@@ -13,9 +13,11 @@ import TestSupport
             let result = try await TLSClientTools.curlTrustingRoot(server.url("/get"))
             // TLS 1.3: the client's handshake ends before the server judges its (empty)
             // Certificate, so curl learns of the refusal from an alert while reading.
-            #expect(result.status != 0, "\(result)")
+            #expect(result.status == 56, "\(result)")
             #expect(await waitUntil { server.handshakeFailureCount == 1 })
             #expect(await waitUntil { server.connections.first?.isClosed == true })
+            let reason = server.connections.first?.handshakeError ?? ""
+            #expect(reason.contains("PEER_DID_NOT_RETURN_A_CERTIFICATE"), "\(reason)")
             #expect(server.applicationBytesReceived == 0)
             #expect(server.requestCount == 0)
             #expect(server.connections.first?.presentedClientCertificate == false)

@@ -10,6 +10,8 @@ let nioTestServer: [Target.Dependency] = [
     .product(name: "NIOCore", package: "swift-nio"),
     .product(name: "NIOPosix", package: "swift-nio"),
     .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOTLS", package: "swift-nio"),
+    .product(name: "NIOSSL", package: "swift-nio-ssl"),
 ]
 
 let package = Package(
@@ -17,12 +19,15 @@ let package = Package(
     products: [
         .library(name: "Ferry", targets: ["Ferry"]),
         .executable(name: "ferry", targets: ["ferry"]),
+        .executable(name: "ferry-pin", targets: ["ferry-pin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // Test-only: an independent HTTP server for integration tests.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Test-only: a TLS server that is not our code, for the end-to-end TLS and pinning tests.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // MARK: - System libraries and C shims
@@ -51,6 +56,7 @@ let package = Package(
 
         // MARK: - Examples (public API only)
         .executableTarget(name: "ferry", dependencies: ["Ferry"], path: "Examples/ferry"),
+        .executableTarget(name: "ferry-pin", dependencies: ["Ferry"], path: "Examples/ferry-pin"),
 
         // MARK: - Tests
         .target(
@@ -65,7 +71,8 @@ let package = Package(
         .testTarget(name: "FerryEngineTests", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "TestSupport", httpTypes]),
         .testTarget(name: "FerrySessionTests", dependencies: ["FerrySession", "Ferry", "FerryTLS", "TestSupport", httpTypes]),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "TestSupport"]),
-        .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS", "COpenSSL", "CFerryShims"]),
+        .testTarget(name: "FerryPinTests", dependencies: ["ferry-pin", "TestSupport"]),
+        .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS", "COpenSSL", "CFerryShims", "TestSupport"]),
         .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryTLS"]),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
     ],

@@ -1,14 +1,12 @@
 import Foundation
 import FerryTLS
+import TestSupport
 
-/// The committed test certificates of `Tests/TestSupport/Certificates`, loaded by path
-/// (`#filePath`) rather than as bundle resources, so every test target can share one copy.
+/// The committed test certificates of `Tests/TestSupport/Certificates`, located by
+/// ``TestCertificateFiles`` (shared with the TLS test server), parsed with FerryTLS.
 enum TestCertificates {
     /// `Tests/TestSupport/Certificates`.
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()
-        .deletingLastPathComponent()
-        .appendingPathComponent("TestSupport/Certificates", isDirectory: true)
+    static var directory: URL { TestCertificateFiles.directory }
 
     /// Every certificate file the script writes, without extension (all are PEM).
     static let names = [
@@ -19,17 +17,17 @@ enum TestCertificates {
 
     /// The file `name` in the certificate folder.
     static func url(_ name: String) -> URL {
-        directory.appendingPathComponent(name)
+        TestCertificateFiles.url(name)
     }
 
     /// The text of `name`.
     static func text(_ name: String) throws -> String {
-        try String(contentsOf: url(name), encoding: .utf8)
+        try TestCertificateFiles.text(name)
     }
 
     /// The bytes of `name`.
     static func bytes(_ name: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: url(name)))
+        try TestCertificateFiles.bytes(name)
     }
 
     /// The certificate in `name.pem`.

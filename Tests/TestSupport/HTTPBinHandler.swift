@@ -17,6 +17,7 @@ final class HTTPBinHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private let recorder: HTTPBinRecorder
+    private let scheme: String
     private let fallbackHost: String
     private var request: HTTPBinRequest?
     private var isEchoing = false
@@ -24,8 +25,9 @@ final class HTTPBinHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var closeWhenDone = false
     private var timers: [Scheduled<Void>] = []
 
-    init(recorder: HTTPBinRecorder, fallbackHost: String) {
+    init(recorder: HTTPBinRecorder, scheme: String, fallbackHost: String) {
         self.recorder = recorder
+        self.scheme = scheme
         self.fallbackHost = fallbackHost
     }
 
@@ -36,7 +38,7 @@ final class HTTPBinHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let head):
             recorder.requestReceived(head)
             let origin = context.channel.remoteAddress?.ipAddress ?? "127.0.0.1"
-            request = HTTPBinRequest(head: head, origin: origin)
+            request = HTTPBinRequest(head: head, scheme: scheme, origin: origin)
             closeWhenDone = !head.isKeepAlive
             // RFC 9110 §10.1.1: answer 100 (Continue) so a client waiting for it sends the body.
             if head.headers.first(name: "expect")?.lowercased() == "100-continue" {

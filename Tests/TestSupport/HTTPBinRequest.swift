@@ -10,6 +10,8 @@ struct HTTPBinRequest {
     static let storedBodyLimit = 1024 * 1024
 
     let head: HTTPRequestHead
+    /// `"http"`, or `"https"` behind the TLS test server.
+    let scheme: String
     /// The path part of the target, not percent-decoded.
     let path: String
     /// The query's name/value pairs in order, percent-decoded (`+` is a space).
@@ -21,8 +23,9 @@ struct HTTPBinRequest {
     /// Every body byte received, stored or not.
     private(set) var bodyLength = 0
 
-    init(head: HTTPRequestHead, origin: String) {
+    init(head: HTTPRequestHead, scheme: String, origin: String) {
         self.head = head
+        self.scheme = scheme
         self.origin = origin
         let target = head.uri
         if let mark = target.firstIndex(of: "?") {
@@ -69,9 +72,9 @@ struct HTTPBinRequest {
         return value
     }
 
-    /// `http://` + the Host header (or the server address) + the target.
+    /// The scheme + the Host header (or the server address) + the target.
     func absoluteURL(fallbackHost: String) -> String {
-        "http://\(header("host") ?? fallbackHost)\(head.uri)"
+        "\(scheme)://\(header("host") ?? fallbackHost)\(head.uri)"
     }
 
     /// The request's `Host` authority, for absolute redirects.

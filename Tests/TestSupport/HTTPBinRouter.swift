@@ -53,7 +53,7 @@ enum HTTPBinRouter {
         case "redirect" where parts.count == 2, "relative-redirect" where parts.count == 2:
             return redirect(parts[1]) { $0 == 0 ? "/get" : "/\(parts[0])/\($0)" }
         case "absolute-redirect" where parts.count == 2:
-            let base = "http://\(request.authority(fallbackHost: fallbackHost))"
+            let base = "\(request.scheme)://\(request.authority(fallbackHost: fallbackHost))"
             return redirect(parts[1]) { $0 == 0 ? "\(base)/get" : "\(base)/absolute-redirect/\($0)" }
         case "redirect-to" where parts.count == 1:
             return redirectTo(request)

@@ -41,6 +41,8 @@ public final class HTTPBinServer: Sendable {
     public let host: String
     /// The port the kernel chose.
     public let port: Int
+    /// `"http"`, or `"https"` under ``TLSTestServer``.
+    let scheme: String
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let recorder: HTTPBinRecorder
@@ -51,7 +53,16 @@ public final class HTTPBinServer: Sendable {
     ///   - host: `"127.0.0.1"` (default) or `"::1"`; nothing else is accepted.
     ///   - maxRecordedRequests: how many recent request heads ``receivedRequests`` keeps.
     /// - Throws: ``TestServerError`` for a non-loopback host; NIO's error if binding fails.
-    public init(host: String = "127.0.0.1", maxRecordedRequests: Int = 1000) throws {
+    public convenience init(host: String = "127.0.0.1", maxRecordedRequests: Int = 1000) throws {
+        try self.init(host: host, maxRecordedRequests: maxRecordedRequests, scheme: "http", channelPrefix: nil)
+    }
+
+    /// Internal: the server with `channelPrefix` run first on each accepted channel, on its
+    /// event loop, to put handlers in front of the HTTP ones (``TLSTestServer``'s TLS layer).
+    init(
+        host: String, maxRecordedRequests: Int, scheme: String,
+        channelPrefix: (@Sendable (any Channel) throws -> Void)?
+    ) throws {
         guard host == "127.0.0.1" || host == "::1" else { throw TestServerError.notLoopback(host) }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let recorder = HTTPBinRecorder(limit: maxRecordedRequests)
@@ -74,10 +85,11 @@ public final class HTTPBinServer: Sendable {
                 let port = portBox.withLockedValue { $0 }
                 let fallbackHost = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
                 return channel.eventLoop.makeCompletedFuture {
+                    try channelPrefix?(channel)
                     let sync = channel.pipeline.syncOperations
                     try sync.configureHTTPServerPipeline(
                         withErrorHandling: true, withOutboundHeaderValidation: true, withEncoderConfiguration: encoder)
-                    try sync.addHandler(HTTPBinHandler(recorder: recorder, fallbackHost: fallbackHost))
+                    try sync.addHandler(HTTPBinHandler(recorder: recorder, scheme: scheme, fallbackHost: fallbackHost))
                 }
             }
         let channel: any Channel
@@ -94,6 +106,7 @@ public final class HTTPBinServer: Sendable {
         self.group = group
         self.channel = channel
         self.recorder = recorder
+        self.scheme = scheme
     }
 
     deinit {
@@ -133,7 +146,7 @@ public final class HTTPBinServer: Sendable {
 
     /// ``baseURL`` as a string.
     public var baseURLString: String {
-        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+        host.contains(":") ? "\(scheme)://[\(host)]:\(port)" : "\(scheme)://\(host):\(port)"
     }
 
     /// The URL of `pathAndQuery` on this server.

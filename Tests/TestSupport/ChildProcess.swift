@@ -14,27 +14,38 @@ import Synchronization
 /// a 256-byte over-read of `dirent.d_name` (fixed upstream in swift-corelibs-foundation
 /// #5472). A suite that spawns many children while holding many descriptors hit it in about
 /// one full run in six.
-final class ChildProcess: Sendable {
+public final class ChildProcess: Sendable {
     /// How the child ended.
-    enum Ending: Sendable, Equatable {
+    public enum Ending: Sendable, Equatable {
+        /// It called exit with this status.
         case exited(Int32)
+        /// It was killed by this signal.
         case signalled(Int32)
 
         /// The exit status, or the signal number like `Process.terminationStatus`.
-        var status: Int32 {
+        public var status: Int32 {
             switch self {
             case .exited(let code), .signalled(let code): code
             }
         }
     }
 
-    let pid: pid_t
+    /// The child's process id.
+    public let pid: pid_t
     /// Whether the child has ended (set before it is reaped, so `kill` never hits a reused pid).
     private let ended = Mutex(false)
 
     /// Starts `executable` with `arguments`, in `directory`, with the given descriptors as its
     /// standard input, output and error. The caller keeps (and closes) its own descriptors.
-    init(
+    /// - Parameters:
+    ///   - executable: the program's path (not looked up in `PATH`).
+    ///   - arguments: the arguments after the program name.
+    ///   - directory: the child's working directory; nil keeps ours.
+    ///   - stdin: the descriptor the child reads as standard input.
+    ///   - stdout: the descriptor for its standard output.
+    ///   - stderr: the descriptor for its standard error.
+    /// - Throws: an `NSError` in the POSIX domain when posix_spawn fails.
+    public init(
         executable: String, arguments: [String], directory: String?,
         stdin: Int32, stdout: Int32, stderr: Int32
     ) throws {
@@ -87,7 +98,8 @@ final class ChildProcess: Sendable {
 
     /// Suspends until the child ends and reaps it. Call once. The wait itself runs on a
     /// thread of its own.
-    func ending() async -> Ending {
+    /// - Returns: how the child ended.
+    public func ending() async -> Ending {
         await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
                 var info = siginfo_t()
@@ -105,8 +117,10 @@ final class ChildProcess: Sendable {
     }
 
     /// Sends SIGKILL after `seconds` if the child is still running.
-    /// - Parameter onKill: called when the signal was sent.
-    func kill(after seconds: TimeInterval, onKill: @escaping @Sendable () -> Void) {
+    /// - Parameters:
+    ///   - seconds: how long to let it run.
+    ///   - onKill: called when the signal was sent.
+    public func kill(after seconds: TimeInterval, onKill: @escaping @Sendable () -> Void) {
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
             let sent = ended.withLock { ended -> Bool in
                 guard !ended else { return false }

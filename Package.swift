@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "Ferry", targets: ["Ferry"]),
         .executable(name: "ferry", targets: ["ferry"]),
+        .executable(name: "ferry-reach", targets: ["ferry-reach"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -47,10 +48,12 @@ let package = Package(
             dependencies: ["FerryIO", "FerryWire", "CFerryShims", "CZlib", "COpenSSL", httpTypes, logging]
         ),
         .target(name: "FerrySession", dependencies: ["FerryEngine", "FerryIO", "FerryWire", httpTypes, logging]),
-        .target(name: "Ferry", dependencies: ["FerrySession", "FerryTLS", httpTypes]),
+        .target(name: "FerryReachability", dependencies: ["FerryIO", "CFerryShims", logging]),
+        .target(name: "Ferry", dependencies: ["FerrySession", "FerryTLS", "FerryReachability", httpTypes]),
 
         // MARK: - Examples (public API only)
         .executableTarget(name: "ferry", dependencies: ["Ferry"], path: "Examples/ferry"),
+        .executableTarget(name: "ferry-reach", dependencies: ["Ferry"], path: "Examples/ferry-reach"),
 
         // MARK: - Tests
         .target(
@@ -66,6 +69,10 @@ let package = Package(
         .testTarget(name: "FerrySessionTests", dependencies: ["FerrySession", "Ferry", "TestSupport", httpTypes]),
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "TestSupport"]),
         .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS"]),
+        .testTarget(
+            name: "FerryReachabilityTests",
+            dependencies: ["FerryReachability", "FerryIO", "CFerryShims", "TestSupport", "ferry-reach"]
+        ),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -6,4 +6,5 @@
 #include "cferry_io.h"
 #include "cferry_zlib.h"
 #include "cferry_ssl.h"
+#include "cferry_netlink.h"
 #endif

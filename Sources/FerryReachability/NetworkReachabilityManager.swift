@@ -48,6 +48,11 @@ public final class NetworkReachabilityManager: Sendable {
         package var openSocket: @Sendable () throws(SystemError) -> NetlinkSocket
         /// Classifies interfaces.
         package var classifier: InterfaceClassifier
+        /// Called on the loop thread each time the socket reports lost messages (tests count
+        /// the fresh dumps this causes).
+        package var onMessagesLost: @Sendable () -> Void = {}
+        /// The loop to run on; nil for the process-wide reachability loop.
+        package var loop: EventLoop?
 
         /// Creates an environment.
         package init(openSocket: @escaping @Sendable () throws(SystemError) -> NetlinkSocket, classifier: InterfaceClassifier) {
@@ -125,7 +130,7 @@ public final class NetworkReachabilityManager: Sendable {
             defer { state.streams = [:] }
             return (state.monitor, Array(state.streams.values))
         }
-        if let monitor, let loop = try? Self.sharedGroup.get().loops[0] {
+        if let monitor, let loop = try? eventLoop() {
             loop.execute { monitor.value.stop() }
         }
         for stream in streams { stream.finish() }
@@ -203,7 +208,7 @@ public final class NetworkReachabilityManager: Sendable {
         let loop: EventLoop
         let socket: NetlinkSocket
         do throws(SystemError) {
-            loop = try Self.sharedGroup.get().loops[0]
+            loop = try eventLoop()
             socket = try environment.openSocket()
         } catch {
             state.withLock { state in
@@ -217,7 +222,7 @@ public final class NetworkReachabilityManager: Sendable {
         }
         let monitor = ReachabilityMonitor(
             loop: loop, socket: socket, machine: machine, resolver: { try? Self.sharedResolver.get() },
-            publish: { [weak self] status in self?.publish(status, session: session) })
+            onMessagesLost: environment.onMessagesLost, publish: { [weak self] status in self?.publish(status, session: session) })
         let bound = LoopBound(monitor)
         let current = state.withLock { state -> Bool in
             guard state.session == session else { return false }
@@ -240,7 +245,7 @@ public final class NetworkReachabilityManager: Sendable {
             defer { state.monitor = nil }
             return state.monitor
         }
-        guard let monitor, let loop = try? Self.sharedGroup.get().loops[0] else { return }
+        guard let monitor, let loop = try? eventLoop() else { return }
         loop.execute { monitor.value.stop() }
     }
 
@@ -262,6 +267,11 @@ public final class NetworkReachabilityManager: Sendable {
     }
 
     // MARK: - Shared threads
+
+    private func eventLoop() throws(SystemError) -> EventLoop {
+        if let loop = environment.loop { return loop }
+        return try Self.sharedGroup.get().loops[0]
+    }
 
     /// One event loop thread serves every manager in the process: reachability is a few
     /// messages a minute, so it does not need more, and it is created on first use only.

@@ -23,6 +23,7 @@ final class ReachabilityMonitor: IOHandler {
     private let socket: NetlinkSocket
     private let resolver: @Sendable () -> Resolver?
     private let publish: @Sendable (NetworkReachabilityStatus) -> Void
+    private let onMessagesLost: @Sendable () -> Void
     private var machine: ReachabilityStateMachine
     private let buffer: UnsafeMutableRawBufferPointer
     private var evaluationTimer: TimerID?
@@ -31,8 +32,10 @@ final class ReachabilityMonitor: IOHandler {
     /// A monitor (not yet started) owning `socket`.
     init(
         loop: EventLoop, socket: NetlinkSocket, machine: ReachabilityStateMachine,
-        resolver: @escaping @Sendable () -> Resolver?, publish: @escaping @Sendable (NetworkReachabilityStatus) -> Void
+        resolver: @escaping @Sendable () -> Resolver?, onMessagesLost: @escaping @Sendable () -> Void,
+        publish: @escaping @Sendable (NetworkReachabilityStatus) -> Void
     ) {
+        self.onMessagesLost = onMessagesLost
         self.loop = loop
         self.socket = socket
         self.machine = machine
@@ -85,6 +88,7 @@ final class ReachabilityMonitor: IOHandler {
                 return
             case .lost:
                 Self.logger.notice("rtnetlink messages were lost (receive buffer overflow); dumping again")
+                onMessagesLost()
                 run(machine.messagesLost())
             case .foreign(let portID):
                 Self.logger.debug("dropped a netlink datagram from port \(portID), not the kernel")

@@ -48,7 +48,7 @@ package struct ReachabilityStateMachine: Sendable {
 
     private enum Phase: Sendable {
         case idle
-        case dumping(NetlinkRequest, sequence: UInt32, interrupted: Bool)
+        case dumping(NetlinkRequest, sequence: UInt32)
         case ready
     }
 
@@ -102,17 +102,27 @@ package struct ReachabilityStateMachine: Sendable {
 
     /// The socket lost messages (`ENOBUFS`, or a datagram larger than the read buffer):
     /// nothing applied so far can be trusted to be complete, so dump again.
+    ///
+    /// A dump already running goes on to its end first: the kernel runs one dump per socket
+    /// and refuses a second with `EBUSY`, an answer that a full socket can itself lose (which
+    /// would leave the machine waiting forever). Dump replies are never dropped (the kernel
+    /// pauses a dump while the socket is full), so the running one does end.
     package mutating func messagesLost() -> [Action] {
-        beginDump()
+        if case .dumping = phase {
+            resyncAfterDump = true
+            return []
+        }
+        return beginDump()
     }
 
     /// One parsed message arrived.
     package mutating func received(_ message: NetlinkMessage) -> [Action] {
         guard message.header.portID == portID else { return notification(message.body) }
-        if case .dumping(let request, let sequence, let interrupted) = phase, sequence == message.header.sequence {
-            let interrupted = interrupted || message.header.flags & Netlink.flagDumpInterrupted != 0
-            phase = .dumping(request, sequence: sequence, interrupted: interrupted)
-            return dumpReply(request, message.body, interrupted: interrupted)
+        if case .dumping(let request, let sequence) = phase, sequence == message.header.sequence {
+            // NLM_F_DUMP_INTR: the kernel's tables changed while it was dumping them. The
+            // whole dump is redone at its end (links, addresses and routes must agree).
+            if message.header.flags & Netlink.flagDumpInterrupted != 0 { resyncAfterDump = true }
+            return dumpReply(request, message.body)
         }
         if let lookup, lookup.sequence == message.header.sequence {
             return lookupReply(message.body)
@@ -157,7 +167,7 @@ package struct ReachabilityStateMachine: Sendable {
         return sendDump(.dumpLinks)
     }
 
-    private mutating func dumpReply(_ request: NetlinkRequest, _ body: NetlinkMessage.Body, interrupted: Bool) -> [Action] {
+    private mutating func dumpReply(_ request: NetlinkRequest, _ body: NetlinkMessage.Body) -> [Action] {
         switch body {
         case .link, .address, .route:
             _ = table.apply(body)
@@ -165,12 +175,10 @@ package struct ReachabilityStateMachine: Sendable {
         case .ignored:
             return []
         case .overrun:
-            return beginDump()
+            return messagesLost()
         case .error(let code):
             return [.fail(reason: "the kernel refused the \(request.name) (errno \(code))")]
         case .done:
-            // NLM_F_DUMP_INTR: the kernel's tables changed while it was dumping them.
-            if interrupted { return beginDump() }
             switch request {
             case .dumpLinks:
                 return sendDump(.dumpAddresses)
@@ -185,7 +193,7 @@ package struct ReachabilityStateMachine: Sendable {
     }
 
     private mutating func notification(_ body: NetlinkMessage.Body) -> [Action] {
-        if case .overrun = body { return beginDump() }
+        if case .overrun = body { return messagesLost() }
         let change = table.apply(body)
         switch (phase, change) {
         case (_, .none):
@@ -297,7 +305,7 @@ package struct ReachabilityStateMachine: Sendable {
 
     private mutating func sendDump(_ request: NetlinkRequest) -> [Action] {
         let sequence = takeSequence()
-        phase = .dumping(request, sequence: sequence, interrupted: false)
+        phase = .dumping(request, sequence: sequence)
         return [.send(request, sequence: sequence)]
     }
 

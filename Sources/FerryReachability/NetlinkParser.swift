@@ -64,11 +64,11 @@ package enum NetlinkParser {
                 length: UInt32(length), type: reader.u16(offset + 4), flags: reader.u16(offset + 6),
                 sequence: reader.u32(offset + 8), portID: reader.u32(offset + 12))
             let body = ByteReader(bytes: UnsafeRawBufferPointer(rebasing: bytes[(offset + Netlink.headerSize)..<(offset + length)]))
-            switch parseBody(type: header.type, body) {
-            case .success(let parsed):
+            do throws(Failure) {
+                let parsed = try parseBody(type: header.type, body)
                 result.messages.append(NetlinkMessage(header: header, body: parsed))
-            case .failure(let failure):
-                result.problems.append(Problem(offset: offset, reason: "message type \(header.type): \(failure.reason)"))
+            } catch {
+                result.problems.append(Problem(offset: offset, reason: "message type \(header.type): \(error.reason)"))
             }
             offset += align(length)
         }
@@ -88,111 +88,103 @@ package enum NetlinkParser {
 
     // MARK: - Bodies
 
-    private static func parseBody(type: UInt16, _ body: ByteReader) -> Result<NetlinkMessage.Body, Failure> {
+    private static func parseBody(type: UInt16, _ body: ByteReader) throws(Failure) -> NetlinkMessage.Body {
         switch type {
-        case Netlink.done: .success(.done)
-        case Netlink.overrun: .success(.overrun)
-        case Netlink.error: parseError(body)
-        case Netlink.newLink, Netlink.deleteLink: parseLink(body, deleted: type == Netlink.deleteLink)
-        case Netlink.newAddress, Netlink.deleteAddress: parseAddress(body, deleted: type == Netlink.deleteAddress)
-        case Netlink.newRoute, Netlink.deleteRoute: parseRoute(body, deleted: type == Netlink.deleteRoute)
-        default: .success(.ignored)
+        case Netlink.done: .done
+        case Netlink.overrun: .overrun
+        case Netlink.error: try parseError(body)
+        case Netlink.newLink, Netlink.deleteLink: try parseLink(body, deleted: type == Netlink.deleteLink)
+        case Netlink.newAddress, Netlink.deleteAddress: try parseAddress(body, deleted: type == Netlink.deleteAddress)
+        case Netlink.newRoute, Netlink.deleteRoute: try parseRoute(body, deleted: type == Netlink.deleteRoute)
+        default: .ignored
         }
     }
 
-    private static func parseError(_ body: ByteReader) -> Result<NetlinkMessage.Body, Failure> {
+    private static func parseError(_ body: ByteReader) throws(Failure) -> NetlinkMessage.Body {
         // struct nlmsgerr: a negative errno (0 for an acknowledgement), then the request's header.
-        guard body.count >= 4 else { return .failure(Failure("error message of \(body.count) bytes, needs 4 for the code")) }
+        guard body.count >= 4 else { throw Failure("error message of \(body.count) bytes, needs 4 for the code") }
         let code = Int32(bitPattern: body.u32(0))
-        guard code <= 0, code != .min else { return .failure(Failure("error code \(code) is not a negated errno")) }
-        return .success(.error(errno: -code))
+        guard code <= 0, code != .min else { throw Failure("error code \(code) is not a negated errno") }
+        return .error(errno: -code)
     }
 
-    private static func parseLink(_ body: ByteReader, deleted: Bool) -> Result<NetlinkMessage.Body, Failure> {
+    private static func parseLink(_ body: ByteReader, deleted: Bool) throws(Failure) -> NetlinkMessage.Body {
         guard body.count >= Netlink.ifinfomsgSize else {
-            return .failure(Failure("link message body of \(body.count) bytes, needs \(Netlink.ifinfomsgSize)"))
+            throw Failure("link message body of \(body.count) bytes, needs \(Netlink.ifinfomsgSize)")
         }
         var link = LinkInfo(index: Int32(bitPattern: body.u32(4)), hardwareType: body.u16(2), flags: body.u32(8), name: nil)
-        let attributes: [Attribute]
-        switch body.attributes(from: Netlink.ifinfomsgSize) {
-        case .success(let found): attributes = found
-        case .failure(let failure): return .failure(failure)
-        }
+        let attributes = try body.attributes(from: Netlink.ifinfomsgSize)
         for attribute in attributes where attribute.type == Netlink.linkName {
             let payload = body.slice(attribute.payload)
             link.name = String(decoding: payload.prefix { $0 != 0 }, as: UTF8.self)
         }
-        return .success(.link(link, deleted: deleted))
+        return .link(link, deleted: deleted)
     }
 
-    private static func parseAddress(_ body: ByteReader, deleted: Bool) -> Result<NetlinkMessage.Body, Failure> {
-        guard body.count >= Netlink.ifaddrmsgSize else {
-            return .failure(Failure("address message body of \(body.count) bytes, needs \(Netlink.ifaddrmsgSize)"))
+    /// The family and prefix length that `struct ifaddrmsg` and `struct rtmsg` both start
+    /// with, after checking the fixed part is there; nil for a family other than IPv4 and IPv6.
+    private static func familyAndPrefix(
+        _ body: ByteReader, size: Int, of kind: String, prefix: String
+    ) throws(Failure) -> (IPAddress.Family, UInt8)? {
+        guard body.count >= size else { throw Failure("\(kind) message body of \(body.count) bytes, needs \(size)") }
+        guard let family = IPAddress.family(netlink: body.u8(0)) else { return nil }
+        let length = body.u8(1)
+        guard Int(length) <= family.byteCount * 8 else {
+            throw Failure("\(prefix) length \(length) is too long for the address family")
         }
-        guard let family = IPAddress.family(netlink: body.u8(0)) else { return .success(.ignored) }
-        let prefixLength = body.u8(1)
-        guard Int(prefixLength) <= family.byteCount * 8 else {
-            return .failure(Failure("prefix length \(prefixLength) is too long for the address family"))
+        return (family, length)
+    }
+
+    private static func parseAddress(_ body: ByteReader, deleted: Bool) throws(Failure) -> NetlinkMessage.Body {
+        guard let (family, prefixLength) = try familyAndPrefix(body, size: Netlink.ifaddrmsgSize, of: "address", prefix: "prefix") else {
+            return .ignored
         }
         var flags = UInt32(body.u8(2))
         var local: IPAddress?
         var address: IPAddress?
-        let attributes: [Attribute]
-        switch body.attributes(from: Netlink.ifaddrmsgSize) {
-        case .success(let found): attributes = found
-        case .failure(let failure): return .failure(failure)
-        }
+        let attributes = try body.attributes(from: Netlink.ifaddrmsgSize)
         for attribute in attributes {
             switch attribute.type {
             case Netlink.addressAddress, Netlink.addressLocal:
                 guard let value = IPAddress(family: family, bytes: body.slice(attribute.payload)) else {
-                    return .failure(Failure("address attribute of \(attribute.payload.count) bytes does not fit its family"))
+                    throw Failure("address attribute of \(attribute.payload.count) bytes does not fit its family")
                 }
                 if attribute.type == Netlink.addressLocal { local = value } else { address = value }
             case Netlink.addressFlags:
-                guard attribute.payload.count >= 4 else { return .failure(Failure("IFA_FLAGS of \(attribute.payload.count) bytes, needs 4")) }
+                guard attribute.payload.count >= 4 else { throw Failure("IFA_FLAGS of \(attribute.payload.count) bytes, needs 4") }
                 flags = body.u32(attribute.payload.lowerBound)
             default:
                 continue
             }
         }
-        guard let chosen = local ?? address else { return .failure(Failure("address message carries no address")) }
+        guard let chosen = local ?? address else { throw Failure("address message carries no address") }
         let info = AddressInfo(
             interfaceIndex: Int32(bitPattern: body.u32(4)), prefixLength: prefixLength, scope: body.u8(3),
             flags: flags, address: chosen)
-        return .success(.address(info, deleted: deleted))
+        return .address(info, deleted: deleted)
     }
 
-    private static func parseRoute(_ body: ByteReader, deleted: Bool) -> Result<NetlinkMessage.Body, Failure> {
-        guard body.count >= Netlink.rtmsgSize else {
-            return .failure(Failure("route message body of \(body.count) bytes, needs \(Netlink.rtmsgSize)"))
-        }
-        guard let family = IPAddress.family(netlink: body.u8(0)) else { return .success(.ignored) }
-        let destinationLength = body.u8(1)
-        guard Int(destinationLength) <= family.byteCount * 8 else {
-            return .failure(Failure("destination length \(destinationLength) is too long for the address family"))
+    private static func parseRoute(_ body: ByteReader, deleted: Bool) throws(Failure) -> NetlinkMessage.Body {
+        guard let (family, destinationLength) = try familyAndPrefix(body, size: Netlink.rtmsgSize, of: "route", prefix: "destination") else {
+            return .ignored
         }
         var route = RouteInfo(
             family: family, destinationLength: destinationLength, table: UInt32(body.u8(4)), type: body.u8(7), nextHops: [])
         let routeFlags = body.u32(8)
         var outputInterface: Int32?
         var multipath: [RouteInfo.NextHop]?
-        let attributes: [Attribute]
-        switch body.attributes(from: Netlink.rtmsgSize) {
-        case .success(let found): attributes = found
-        case .failure(let failure): return .failure(failure)
-        }
+        let attributes = try body.attributes(from: Netlink.rtmsgSize)
         for attribute in attributes {
             let payload = attribute.payload
             switch attribute.type {
             case Netlink.routeDestination, Netlink.routeGateway:
                 guard let value = IPAddress(family: family, bytes: body.slice(payload)) else {
-                    return .failure(Failure("route address attribute of \(payload.count) bytes does not fit its family"))
+                    throw Failure("route address attribute of \(payload.count) bytes does not fit its family")
                 }
                 if attribute.type == Netlink.routeDestination { route.destination = value } else { route.gateway = value }
             case Netlink.routeOutput, Netlink.routePriority, Netlink.routeTable:
                 guard payload.count >= 4 else {
-                    return .failure(Failure("route attribute \(attribute.type) of \(payload.count) bytes, needs 4"))
+                    throw Failure("route attribute \(attribute.type) of \(payload.count) bytes, needs 4")
                 }
                 let value = body.u32(payload.lowerBound)
                 switch attribute.type {
@@ -201,10 +193,7 @@ package enum NetlinkParser {
                 default: route.table = value
                 }
             case Netlink.routeMultipath:
-                switch parseNextHops(body, payload) {
-                case .success(let hops): multipath = hops
-                case .failure(let failure): return .failure(failure)
-                }
+                multipath = try parseNextHops(body, payload)
             default:
                 continue
             }
@@ -214,22 +203,22 @@ package enum NetlinkParser {
         } else if let outputInterface {
             route.nextHops = [RouteInfo.NextHop(interfaceIndex: outputInterface, flags: routeFlags)]
         }
-        return .success(.route(route, deleted: deleted))
+        return .route(route, deleted: deleted)
     }
 
     /// `RTA_MULTIPATH`: a run of `struct rtnexthop`, each followed by its own attributes.
-    private static func parseNextHops(_ body: ByteReader, _ range: Range<Int>) -> Result<[RouteInfo.NextHop], Failure> {
+    private static func parseNextHops(_ body: ByteReader, _ range: Range<Int>) throws(Failure) -> [RouteInfo.NextHop] {
         var hops: [RouteInfo.NextHop] = []
         var offset = range.lowerBound
         while range.upperBound - offset >= Netlink.rtnexthopSize {
             let length = Int(body.u16(offset))
             guard length >= Netlink.rtnexthopSize, length <= range.upperBound - offset else {
-                return .failure(Failure("next hop length \(length) does not fit the \(range.upperBound - offset) bytes left"))
+                throw Failure("next hop length \(length) does not fit the \(range.upperBound - offset) bytes left")
             }
             hops.append(RouteInfo.NextHop(interfaceIndex: Int32(bitPattern: body.u32(offset + 4)), flags: UInt32(body.u8(offset + 2))))
             offset += align(length)
         }
-        return .success(hops)
+        return hops
     }
 }
 
@@ -263,21 +252,21 @@ struct ByteReader {
     /// The attributes from `start` to the end. A length shorter than the 4-byte attribute
     /// header or longer than what is left fails the whole message: nothing after it can be
     /// trusted. Fewer than 4 bytes left at the end is padding.
-    func attributes(from start: Int) -> Result<[Attribute], NetlinkParser.Failure> {
+    func attributes(from start: Int) throws(NetlinkParser.Failure) -> [Attribute] {
         var found: [Attribute] = []
         var offset = start
         while bytes.count - offset >= 4 {
             let length = Int(u16(offset))
             let type = u16(offset + 2) & Netlink.attributeTypeMask
             guard length >= 4 else {
-                return .failure(.init("attribute \(type) length \(length) is shorter than its 4-byte header"))
+                throw NetlinkParser.Failure("attribute \(type) length \(length) is shorter than its 4-byte header")
             }
             guard length <= bytes.count - offset else {
-                return .failure(.init("attribute \(type) claims \(length) bytes but only \(bytes.count - offset) remain"))
+                throw NetlinkParser.Failure("attribute \(type) claims \(length) bytes but only \(bytes.count - offset) remain")
             }
             found.append(Attribute(type: type, payload: (offset + 4)..<(offset + length)))
             offset += NetlinkParser.align(length)
         }
-        return .success(found)
+        return found
     }
 }

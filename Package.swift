@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS"]),
         .testTarget(
             name: "FerryReachabilityTests",
-            dependencies: ["FerryReachability", "FerryIO", "CFerryShims", "TestSupport", "ferry-reach"]
+            dependencies: ["FerryReachability", "FerryIO", "TestSupport", "ferry-reach"]
         ),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
     ],

@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "Ferry", targets: ["Ferry"]),
         .executable(name: "ferry", targets: ["ferry"]),
         .executable(name: "ferry-pin", targets: ["ferry-pin"]),
+        .executable(name: "ferry-reach", targets: ["ferry-reach"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -52,11 +53,13 @@ let package = Package(
             dependencies: ["FerryIO", "FerryWire", "FerryTLS", "CFerryShims", "CZlib", "COpenSSL", httpTypes, logging]
         ),
         .target(name: "FerrySession", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "FerryTLS", httpTypes, logging]),
-        .target(name: "Ferry", dependencies: ["FerrySession", "FerryTLS", httpTypes]),
+        .target(name: "FerryReachability", dependencies: ["FerryIO", "CFerryShims", logging]),
+        .target(name: "Ferry", dependencies: ["FerrySession", "FerryTLS", "FerryReachability", httpTypes]),
 
         // MARK: - Examples (public API only)
         .executableTarget(name: "ferry", dependencies: ["Ferry"], path: "Examples/ferry"),
         .executableTarget(name: "ferry-pin", dependencies: ["Ferry"], path: "Examples/ferry-pin"),
+        .executableTarget(name: "ferry-reach", dependencies: ["Ferry"], path: "Examples/ferry-reach"),
 
         // MARK: - Tests
         .target(
@@ -74,6 +77,10 @@ let package = Package(
         .testTarget(name: "FerryPinTests", dependencies: ["ferry-pin", "TestSupport"]),
         .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS", "COpenSSL", "CFerryShims", "TestSupport"]),
         .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryTLS"]),
+        .testTarget(
+            name: "FerryReachabilityTests",
+            dependencies: ["FerryReachability", "FerryIO", "TestSupport", "ferry-reach"]
+        ),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

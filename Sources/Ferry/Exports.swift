@@ -2,6 +2,7 @@
 @_exported import FerrySession
 @_exported import FerryEngine
 @_exported import FerryTLS
+@_exported import FerryReachability
 @_exported import FerryWire
 @_exported import FerryIO
 @_exported import HTTPTypes

@@ -7,4 +7,5 @@
 #include "cferry_zlib.h"
 #include "cferry_ssl.h"
 #include "cferry_tls.h"
+#include "cferry_netlink.h"
 #endif

@@ -125,9 +125,10 @@ final class ConnectionPool {
         let waiter = waiting.values.first { $0.request.key == key }
         let timeout = waiter?.request.connectTimeout ?? .seconds(60)
         let check = waiter?.request.serverTrustCheck
+        let target = waiter?.request.connectHost ?? key.host
         // The connect timeout covers TCP, the TLS handshake and the trust evaluation, as curl's.
         let deadline = Deadline.now() + timeout
-        connector.connect(host: key.host, port: UInt16(clamping: key.port), timeout: timeout) { [weak self] result in
+        connector.connect(host: target, port: UInt16(clamping: key.port), timeout: timeout) { [weak self] result in
             guard let self, self.connectors.removeValue(forKey: id) != nil else { return }
             switch result {
             case .success(let connected):

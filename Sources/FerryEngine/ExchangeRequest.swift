@@ -23,6 +23,9 @@ package struct ExchangeRequest: Sendable {
     package var idleTimeout: Duration
     /// Longest time for the whole exchange.
     package var totalTimeout: Duration
+    /// Where to connect instead of resolving the key's host (curl's `--resolve`); the key's
+    /// host still names the server for SNI, certificate checks and `Host`.
+    package var connectHost: String?
     /// Judges the server's chain on new TLS connections; nil applies the default evaluation
     /// (a valid chain to the configuration's trust store, for the host) on the loop.
     package var serverTrustCheck: ServerTrustCheck?

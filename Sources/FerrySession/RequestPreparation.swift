@@ -41,7 +41,7 @@ enum RequestPreparation {
         case .file(let path)?: body = .file(path: path)
         case .stream(let chunks, let length)?: body = .stream(AsyncChunkSource(chunks), length: length)
         }
-        return ExchangeRequest(
+        var exchange = ExchangeRequest(
             key: PoolKey(scheme: scheme, host: bareHost, port: port),
             head: head,
             body: body,
@@ -52,6 +52,8 @@ enum RequestPreparation {
             connectTimeout: configuration.timeoutIntervalForConnect,
             idleTimeout: request.timeoutInterval ?? configuration.timeoutIntervalForRequest,
             totalTimeout: configuration.timeoutIntervalForResource)
+        exchange.connectHost = configuration.resolvedAddresses[bareHost.lowercased()]
+        return exchange
     }
 
     /// Origin-form target (RFC 9112 §3.2.1): the absolute path, never empty, plus the query.

@@ -32,6 +32,10 @@ public struct SessionConfiguration: Sendable {
     public var maximumResponseBodySize: Int64?
     /// Event-loop threads for this session's engine; `nil` picks one per core, at most 4.
     public var eventLoopCount: Int?
+    /// Addresses to connect to instead of resolving a host, by lower-case host name: curl's
+    /// `--resolve`. The URL's host still names the server (SNI, certificate checks, `Host`),
+    /// so `["example.com": "127.0.0.1"]` tests a server's certificate before DNS points at it.
+    public var resolvedAddresses: [String: String]
     /// How HTTPS connections speak TLS: versions, trust roots (curl's `--cacert`), a client
     /// identity, session resumption.
     public var tlsConfiguration: TLSConfiguration
@@ -60,6 +64,7 @@ public struct SessionConfiguration: Sendable {
         parserLimits = .default
         maximumResponseBodySize = nil
         eventLoopCount = nil
+        resolvedAddresses = [:]
         tlsConfiguration = TLSConfiguration()
         serverTrustEvaluator = nil
         serverTrustEvaluatorsByHost = [:]

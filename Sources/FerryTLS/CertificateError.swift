@@ -3,31 +3,9 @@
 /// ``detail`` names the cause: the file, and OpenSSL's own error text where it has one, for
 /// example `invalidDER: asn1 encoding routines::too long`.
 public struct CertificateError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What was wrong: a stable name for programs and a phrase for people. An open set.
-    ///
-    /// The same shape as FerryWire's `ErrorKind<Domain>` (kinds are static members and compare
-    /// by name), nested here because FerryTLS sits below FerryWire and depends only on OpenSSL.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        /// A short stable name, such as `invalidDER`, for programs and logs.
-        public let name: String
-        /// A phrase for people, such as "invalid DER encoding".
-        public let text: String
-
-        /// Creates a kind from its stable name and a phrase for people (the name if omitted).
-        public init(_ name: String, text: String? = nil) {
-            self.name = name
-            self.text = text ?? name
-        }
-
-        /// Kinds are the same when their names are.
-        public static func == (lhs: Kind, rhs: Kind) -> Bool { lhs.name == rhs.name }
-
-        /// Hashes the name.
-        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
-
-        /// The stable name.
-        public var description: String { name }
-    }
+    /// What was wrong: a stable name for programs and a phrase for people. An open set; the
+    /// kinds are the static members below.
+    public typealias Kind = TLSErrorKind<CertificateError>
 
     /// What was wrong.
     public let kind: Kind

@@ -5,28 +5,9 @@
 /// Certificate trust is judged after the handshake and fails with its own error
 /// (``ServerTrustError``), never with this one.
 public struct TLSError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What failed: a stable name for programs and a phrase for people. An open set.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        /// A short stable name, such as `handshakeFailed`, for programs and logs.
-        public let name: String
-        /// A phrase for people, such as "TLS handshake failed".
-        public let text: String
-
-        /// Creates a kind from its stable name and a phrase for people (the name if omitted).
-        public init(_ name: String, text: String? = nil) {
-            self.name = name
-            self.text = text ?? name
-        }
-
-        /// Kinds are the same when their names are.
-        public static func == (lhs: Kind, rhs: Kind) -> Bool { lhs.name == rhs.name }
-
-        /// Hashes the name.
-        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
-
-        /// The stable name.
-        public var description: String { name }
-    }
+    /// What was wrong: a stable name for programs and a phrase for people. An open set; the
+    /// kinds are the static members below.
+    public typealias Kind = TLSErrorKind<TLSError>
 
     /// What failed.
     public let kind: Kind

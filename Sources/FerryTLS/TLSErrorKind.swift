@@ -1,9 +1,9 @@
-/// What went wrong, for FerryTLS's trust errors: a stable name for programs and a phrase for
+/// What went wrong, for FerryTLS's errors: a stable name for programs and a phrase for
 /// people. An open set: each `Domain` declares its kinds as static members in an extension.
 ///
 /// The shape of FerryWire's `ErrorKind<Domain>` (kinds compare by name), declared here because
-/// FerryTLS sits below FerryWire. ``TrustFailure/Reason`` and ``ServerTrustError/Kind`` are
-/// this type.
+/// FerryTLS sits below FerryWire. ``CertificateError/Kind``, ``TLSError/Kind``,
+/// ``TrustFailure/Reason`` and ``ServerTrustError/Kind`` are this type.
 public struct TLSErrorKind<Domain>: Hashable, Sendable, CustomStringConvertible {
     /// A short stable name, such as `expired`, for programs and logs.
     public let name: String

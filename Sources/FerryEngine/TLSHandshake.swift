@@ -94,6 +94,9 @@ final class TLSHandshake: IOHandler {
     }
 
     func hangup() {
+        // EPOLLHUP cannot be masked: while the evaluator decides, leave epoll (or the loop
+        // would spin); the HTTP connection registers again and meets the EOF itself.
+        if evaluating { return loop.deregister(fd: transport.fd) }
         readable()
     }
 
@@ -169,8 +172,9 @@ final class TLSHandshake: IOHandler {
     }
 
     private func failTransport(_ failure: TransportFailure) {
+        // A reset during the handshake is a failed handshake (curl's exit 35), not a failed connect.
         switch failure {
-        case .system(let error): finish(.failure(EngineError(.connectFailed(host: host, port: port, error))))
+        case .system(let error): fail(TLSError(.handshakeFailed, detail: error.description))
         case .tls(let error): fail(error)
         }
     }

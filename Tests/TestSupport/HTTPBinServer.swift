@@ -36,7 +36,7 @@ import NIOPosix
 /// - `/drip?numbytes=N&duration=S&delay=D` (after D seconds, N pattern bytes spread over S
 ///   seconds, each flushed; defaults 10, 2, 2), `/basic-auth/user/pass`,
 ///   `/cookies/set?k=v` and `/cookies/delete?k` (302 to `/cookies`), `/cookies`.
-public final class HTTPBinServer: Sendable {
+public final class HTTPBinServer: Sendable, GracefulShutdown {
     /// The address the server listens on.
     public let host: String
     /// The port the kernel chose.
@@ -127,14 +127,7 @@ public final class HTTPBinServer: Sendable {
         _ body: (HTTPBinServer) async throws -> T
     ) async throws -> T {
         let server = try HTTPBinServer(host: host)
-        do {
-            let result = try await body(server)
-            await server.shutdownGracefully()
-            return result
-        } catch {
-            await server.shutdownGracefully()
-            throw error
-        }
+        return try await server.run(body)
     }
 
     // MARK: - Addresses

@@ -24,7 +24,7 @@ import Synchronization
 /// Async tests wait with ``waitForFinishedConnections(_:timeout:)`` and shut down with
 /// ``shutdownGracefully()`` (or ``withServer(host:scripts:extraConnections:ioTimeout:isolation:_:)``),
 /// which suspend rather than block one of the cooperative pool's few threads.
-public final class ScriptedServer: Sendable {
+public final class ScriptedServer: Sendable, GracefulShutdown {
     /// What happens to connections accepted after every script has been used.
     public enum ExtraConnections: Sendable, Equatable {
         /// Close them immediately (the default): a test sees unexpected reconnects as failures.
@@ -127,14 +127,7 @@ public final class ScriptedServer: Sendable {
     ) async throws -> T {
         let server = try ScriptedServer(
             host: host, scripts: scripts, extraConnections: extraConnections, ioTimeout: ioTimeout)
-        do {
-            let result = try await body(server)
-            await server.shutdownGracefully()
-            return result
-        } catch {
-            await server.shutdownGracefully()
-            throw error
-        }
+        return try await server.run(body)
     }
 
     /// How many connections were accepted so far.

@@ -18,7 +18,7 @@ import NIOSSL
 ///     #expect(server.applicationBytesReceived == 0)
 /// }
 /// ```
-public final class TLSTestServer: Sendable {
+public final class TLSTestServer: Sendable, GracefulShutdown {
     /// The settings the server was started with.
     public let configuration: TLSServerConfiguration
     private let http: HTTPBinServer
@@ -70,14 +70,7 @@ public final class TLSTestServer: Sendable {
         _ body: (TLSTestServer) async throws -> T
     ) async throws -> T {
         let server = try TLSTestServer(configuration)
-        do {
-            let result = try await body(server)
-            await server.shutdownGracefully()
-            return result
-        } catch {
-            await server.shutdownGracefully()
-            throw error
-        }
+        return try await server.run(body)
     }
 
     // MARK: - Addresses

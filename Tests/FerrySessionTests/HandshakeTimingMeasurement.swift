@@ -12,7 +12,7 @@ import TestSupport
 
 @testable import FerrySession
 
-@Suite("Handshake timing measurement (opt-in: FERRY_MEASURE_HANDSHAKES=N)")
+@Suite("Handshake timing measurement (opt-in: FERRY_MEASURE_HANDSHAKES=N)", .serialized)
 struct HandshakeTimingMeasurement {
     /// Requests per series, from the environment; nil when the measurement is not wanted.
     static let requests = ProcessInfo.processInfo.environment["FERRY_MEASURE_HANDSHAKES"].flatMap { Int($0) }

@@ -78,6 +78,16 @@ package final class TLSClientContext: @unchecked Sendable {
             for intermediate in identity.chain where cferry_ssl_ctx_add1_chain_cert(context, intermediate) != 1 {
                 throw TLSError(.invalidConfiguration, detail: "client chain: \(OpenSSLSupport.drainErrors())")
             }
+        } else {
+            // Without an identity OpenSSL calls this when the server asks for a certificate
+            // (RFC 5246 §7.4.4); noting it lets a TLS 1.2 handshake_failure that follows be
+            // named for what it is. Returning 0 sends no certificate.
+            SSL_CTX_set_client_cert_cb(context) { ssl, _, _ in
+                if let ssl, let owner = SSL_get_ex_data(ssl, 0) {
+                    Unmanaged<TLSConnection>.fromOpaque(owner).takeUnretainedValue().clientCertificateRequested()
+                }
+                return 0
+            }
         }
         if settings.resumesSessions {
             // Sessions live in our cache keyed by host and port, not OpenSSL's internal one

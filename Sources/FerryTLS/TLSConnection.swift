@@ -45,6 +45,8 @@ package final class TLSConnection {
     private var isHandshakeComplete = false
     /// The first failure, reported again by later calls (OpenSSL's queue holds it only once).
     private var failure: TLSError?
+    /// The server asked for a client certificate, and none is configured.
+    private var certificateRequestedWithoutIdentity = false
 
     init(context: TLSClientContext, serverName: String, port: Int) throws(TLSError) {
         OpenSSLSupport.clearErrors()
@@ -70,8 +72,10 @@ package final class TLSConnection {
             // Every property is set: deinit frees `ssl` (and its BIOs).
             throw TLSError(.invalidConfiguration, detail: "server name \"\(serverName)\": \(OpenSSLSupport.drainErrors())")
         }
+        // The callbacks (new session, certificate requested) find this object here; `ssl` dies
+        // with it, so the unretained pointer never outlives it.
+        SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(self).toOpaque())
         if context.configuration.resumesSessions {
-            SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(self).toOpaque())
             context.sessions.withSession(for: cacheKey) { session in
                 if let session { _ = SSL_set_session(ssl, session) }
             }
@@ -127,7 +131,12 @@ package final class TLSConnection {
             return .needsInput
         default:
             context.sessions.remove(cacheKey)
-            let error = Self.classify(during: true)
+            var error = Self.classify(during: true)
+            if certificateRequestedWithoutIdentity, error.kind == .handshakeFailed {
+                // TLS 1.2 has no certificate_required alert (RFC 8446 §6.2 added it): a server
+                // refusing a client without a certificate sends a plain handshake_failure.
+                error = TLSError(.clientCertificateRequired, detail: "no client identity is configured; \(error.detail)")
+            }
             failure = error
             return .failed(error)
         }
@@ -207,6 +216,11 @@ package final class TLSConnection {
     }
 
     // MARK: - Private
+
+    /// OpenSSL's client certificate callback ran: the server sent a CertificateRequest.
+    func clientCertificateRequested() {
+        certificateRequestedWithoutIdentity = true
+    }
 
     /// OpenSSL issued a resumable session (after the handshake in TLS 1.2, in a post-handshake
     /// message in TLS 1.3); the cache takes over OpenSSL's reference.

@@ -70,8 +70,9 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The server's certificate chain was refused by the trust evaluation (untrusted,
         /// pinning mismatch, or a policy's refusal). No application data was sent.
         case serverTrustRejected(ServerTrustError)
-        /// TLS failed after the handshake (a bad record, a fatal alert).
-        case tlsFailed(TLSError, Phase)
+        /// TLS failed after the handshake (a bad record, a fatal alert such as TLS 1.3's late
+        /// certificate_required).
+        case tlsFailed(host: String, port: Int, TLSError, Phase)
         /// Ferry's own bug: an impossible transition. The request fails; the process lives on.
         case internalInconsistency(String)
     }
@@ -111,7 +112,8 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         case .tlsHandshakeFailed(let host, let port, let error):
             return "TLS connect error with \(host) port \(port): \(error)"
         case .serverTrustRejected(let error): return error.description
-        case .tlsFailed(let error, let phase): return "\(error) while \(phase.text)"
+        case .tlsFailed(let host, let port, let error, let phase):
+            return "TLS error with \(host) port \(port): \(error) while \(phase.text)"
         case .internalInconsistency(let text): return "internal error in Ferry: \(text)"
         }
     }

@@ -308,7 +308,10 @@ final class HTTP1Connection: IOHandler {
         switch failure {
         case .tls(let error):
             // A TLS failure is never the keep-alive race a retry could cure.
-            run(machine.exchangeFailed(EngineError(.tlsFailed(error, exchange?.phase ?? .awaitingResponse))))
+            let key = exchange?.request.key
+            run(machine.exchangeFailed(EngineError(.tlsFailed(
+                host: key?.host ?? remote.ipAddress, port: key?.port ?? Int(remote.port), error,
+                exchange?.phase ?? .awaitingResponse))))
         case .system(let error):
             guard let exchange else { return run(machine.exchangeFailed(EngineError(.receiveFailed(error, .awaitingResponse)))) }
             if whileReading {

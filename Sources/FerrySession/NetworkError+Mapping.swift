@@ -20,16 +20,7 @@ extension NetworkError {
     ///   - url: The URL of the request that failed.
     package init(_ error: EngineError, url: URL?) {
         let (code, cause) = Self.translate(error.kind)
-        self.init(code, reason: Self.sentence(Self.text(of: error, url: url)), failingURL: url, underlyingError: cause)
-    }
-
-    /// The engine's words. A TLS failure after the handshake (such as TLS 1.3's late
-    /// certificate_required alert) comes from a connection that knows no host name, so the
-    /// URL's is added, as a handshake failure names its own.
-    private static func text(of error: EngineError, url: URL?) -> String {
-        guard case .tlsFailed = error.kind, let url, let host = url.host(percentEncoded: false) else { return error.description }
-        let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
-        return "TLS error with \(host) port \(port): \(error.description)"
+        self.init(code, reason: Self.sentence(error.description), failingURL: url, underlyingError: cause)
     }
 
     /// The public code and typed cause for each engine failure.
@@ -77,7 +68,7 @@ extension NetworkError {
             return (.requestBodyFailed, nil)
         case .internalInconsistency:
             return (.internalInconsistency, nil)
-        case .tlsHandshakeFailed(_, _, let cause), .tlsFailed(let cause, _):
+        case .tlsHandshakeFailed(_, _, let cause), .tlsFailed(_, _, let cause, _):
             return (tlsCode(cause), cause)
         case .serverTrustRejected(let cause):
             return (trustCode(cause), cause)

@@ -99,11 +99,11 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
             .clientCertificateRejected, "TLSError", "rejected the client certificate"
         ),
         MappingRow(
-            .tlsFailed(TLSError(.clientCertificateRequired), .awaitingResponse),
-            .clientCertificateRequired, "TLSError", "requires a client certificate while waiting for the response"
+            .tlsFailed(host: "localhost", port: 8443, TLSError(.clientCertificateRequired), .awaitingResponse),
+            .clientCertificateRequired, "TLSError", "TLS error with localhost port 8443: the server requires a client certificate while waiting for the response"
         ),
         MappingRow(
-            .tlsFailed(TLSError(.recordLayerFailed, detail: "bad record mac"), .receivingBody),
+            .tlsFailed(host: "localhost", port: 8443, TLSError(.recordLayerFailed, detail: "bad record mac"), .receivingBody),
             .secureConnectionFailed, "TLSError", "bad record mac"
         ),
         MappingRow(

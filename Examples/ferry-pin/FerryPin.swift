@@ -7,18 +7,57 @@ import Foundation
 /// `ferry-pin`: the fingerprints and SPKI pins of certificates, for writing pinning
 /// configurations (Ferry's `SecurityPolicy`, `ferry --pinnedpubkey`, curl's `--pinnedpubkey`).
 ///
-/// Built on Ferry's public API only (`Certificate`, `PublicKey.pin`). Every failure prints
-/// one line on standard error, `ferry-pin: …`, and exits 2 (usage), 23 (standard output
-/// could not be written) or 77 (unreadable or invalid certificate file; nothing is printed on
-/// standard output then, even for the files that were fine).
+/// The certificates come from files, or with `--connect HOST:PORT` from a live server's chain,
+/// fetched through Ferry's own TLS by a ``Session`` whose trust evaluator records the chain
+/// and refuses the connection (``ChainRecorder``): no HTTP byte is sent.
+///
+/// Built on Ferry's public API only (`Certificate`, `PublicKey.pin`, `Session`). Every
+/// failure prints one line on standard error, `ferry-pin: …`, and exits 2 (usage), 23
+/// (standard output could not be written), 77 (unreadable or invalid certificate file;
+/// nothing is printed on standard output then, even for the files that were fine), or for
+/// `--connect` curl's 6, 7, 28 or 35 when no chain arrived.
 @main
 struct FerryPin {
     static let version = "0.1"
 
-    static func main() {
+    static func main() async {
         // A closed pipe on standard output must be exit 23, not a silent death by SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
-        exit(run(Array(CommandLine.arguments.dropFirst())))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let options = try? PinArguments.parse(arguments), let authority = options.connect,
+           !options.showHelp, !options.showVersion {
+            exit(await connect(authority, options))
+        }
+        exit(run(arguments))
+    }
+
+    /// `--connect`: prints the live server's chain and the default evaluation's verdict.
+    /// - Returns: the exit status.
+    static func connect(
+        _ authority: String, _ options: PinArguments,
+        output: (String) -> Bool = { writeAll(STDOUT_FILENO, $0) },
+        writeError: (String) -> Void = { _ = writeAll(STDERR_FILENO, $0) }
+    ) async -> Int32 {
+        do throws(PinFailure) {
+            let server = try LiveServer(authority, serverName: options.serverName)
+            var trustStore = TrustStore.system
+            if let path = options.caCertificateFile {
+                do {
+                    trustStore = try TrustStore(contentsOf: URL(fileURLWithPath: path))
+                } catch {
+                    throw .badFile("--cacert: \(error)")
+                }
+            }
+            let trust = try await server.fetchTrust(trustStore: trustStore)
+            let entries = PinnedCertificate.entries(trust.certificates, source: server.label)
+            let verdict = PinReport.Verdict(trust.defaultEvaluationFailure)
+            let text = options.json ? PinReport.json(entries, verify: verdict) : PinReport.text(entries, verify: verdict)
+            guard output(text) else { throw .writeFailed }
+            return 0
+        } catch {
+            writeError(error.line + "\n")
+            return error.exitCode
+        }
     }
 
     /// Runs a whole command line and returns the exit status.

@@ -18,9 +18,11 @@ enum PinReport {
     ///       pin:         sha256//…=
     ///
     /// `names:` appears only when the certificate has subject alternative names, and a
-    /// `self-signed: yes` line only for a self-signed certificate.
-    static func text(_ entries: [PinnedCertificate]) -> String {
-        entries.map { entry in
+    /// `self-signed: yes` line only for a self-signed certificate. For a live server's chain
+    /// (`verify` given), an empty line and `verify: ok` (or why the default evaluation failed)
+    /// follow the blocks.
+    static func text(_ entries: [PinnedCertificate], verify: Verdict? = nil) -> String {
+        let blocks = entries.map { entry in
             let certificate = entry.certificate
             var lines = ["\(entry.source) [\(entry.index)/\(entry.count)]"]
             lines.append(field("subject", certificate.subject))
@@ -34,12 +36,31 @@ enum PinReport {
             lines.append(field("pin", certificate.publicKey.pin))
             return lines.joined(separator: "\n") + "\n"
         }.joined(separator: "\n")
+        guard let verify else { return blocks }
+        return blocks + "\nverify: \(verify.text)\n"
+    }
+
+    /// What the default evaluation (a valid chain to the trust store that names the host)
+    /// said of a live server's chain.
+    struct Verdict: Sendable, Equatable {
+        /// `ok`, or the failure in OpenSSL's words with subject and depth.
+        let text: String
+        /// OpenSSL's `X509_V_ERR_…` code, 0 for ok (curl's `ssl_verify_result`).
+        let code: Int
+
+        /// The verdict for a failure, or ok for nil.
+        init(_ failure: TrustFailure?) {
+            text = failure?.description ?? "ok"
+            code = failure.map { Int($0.verifyCode) } ?? 0
+        }
     }
 
     /// One JSON array, an object per certificate with the keys `file`, `index` (from 1),
     /// `count`, `subject`, `issuer`, `subjectAlternativeNames` (`["DNS:localhost", …]`),
     /// `notBefore`, `notAfter`, `selfSigned`, `sha256` and `pin`; keys sorted, pretty-printed.
-    static func json(_ entries: [PinnedCertificate]) -> String {
+    /// A live server's chain adds `verify` (`"ok"` or the failure) and `verifyResult` (the
+    /// `X509_V_ERR_…` code, 0 when ok) to every object; `file` is then the server.
+    static func json(_ entries: [PinnedCertificate], verify: Verdict? = nil) -> String {
         let records = entries.map { entry in
             let certificate = entry.certificate
             return Record(
@@ -47,7 +68,8 @@ enum PinReport {
                 subject: certificate.subject, issuer: certificate.issuer,
                 subjectAlternativeNames: certificate.subjectAlternativeNames.map(\.description),
                 notBefore: iso8601(certificate.notValidBefore), notAfter: iso8601(certificate.notValidAfter),
-                selfSigned: certificate.isSelfSigned, sha256: fingerprint(certificate), pin: certificate.publicKey.pin)
+                selfSigned: certificate.isSelfSigned, sha256: fingerprint(certificate), pin: certificate.publicKey.pin,
+                verify: verify?.text, verifyResult: verify?.code)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -69,6 +91,9 @@ enum PinReport {
         let selfSigned: Bool
         let sha256: String
         let pin: String
+        /// Absent (not null) for files: the synthesized encoding skips nil optionals.
+        let verify: String?
+        let verifyResult: Int?
     }
 
     /// `  label:` padded to a fixed column, then the value.

@@ -3,7 +3,8 @@ import Foundation
 
 /// One certificate to report: where it came from and its place there.
 struct PinnedCertificate: Sendable {
-    /// The file as named on the command line (`-` for standard input).
+    /// The file as named on the command line (`-` for standard input), or the server's
+    /// `HOST:PORT` for `--connect`.
     let source: String
     /// Its position in the file, from 1.
     let index: Int
@@ -28,8 +29,13 @@ struct PinnedCertificate: Sendable {
         } catch {
             throw .badFile(file == "-" ? "standard input: \(error)" : error.description)
         }
-        return certificates.enumerated().map { offset, certificate in
-            PinnedCertificate(source: file, index: offset + 1, count: certificates.count, certificate: certificate)
+        return entries(certificates, source: file)
+    }
+
+    /// `certificates` numbered in order, all labelled `source`.
+    static func entries(_ certificates: [Certificate], source: String) -> [PinnedCertificate] {
+        certificates.enumerated().map { offset, certificate in
+            PinnedCertificate(source: source, index: offset + 1, count: certificates.count, certificate: certificate)
         }
     }
 

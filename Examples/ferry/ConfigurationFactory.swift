@@ -7,7 +7,7 @@ enum ConfigurationFactory {
     /// "No limit": curl has no total or idle timeout unless `-m` is given.
     static let unlimited: Duration = .seconds(365 * 24 * 3600)
 
-    static func configuration(for options: Options, builder: RequestBuilder) -> SessionConfiguration {
+    static func configuration(for options: Options, builder: RequestBuilder, tls: TLSSetup) -> SessionConfiguration {
         var configuration = SessionConfiguration.default
         configuration.httpAdditionalHeaders = builder.additionalHeaders(from: configuration.httpAdditionalHeaders)
         // Without --compressed curl neither asks for nor decodes an encoding: bytes pass as received.
@@ -24,6 +24,7 @@ enum ConfigurationFactory {
         if options.parallel {
             configuration.httpMaximumConnectionsPerHost = max(configuration.httpMaximumConnectionsPerHost, options.parallelMax)
         }
+        tls.apply(to: &configuration)
         return configuration
     }
 }

@@ -66,19 +66,37 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         .serverCertificateUntrusted: .peerFailedVerification,
         .serverCertificateHasUnknownRoot: .peerFailedVerification,
         .serverCertificateNotYetValid: .peerFailedVerification,
-        .clientCertificateRejected: .badClientCertificate,
-        .clientCertificateRequired: .badClientCertificate,
+        // curl 7.88 exits 35 when the server refuses the client certificate inside the handshake
+        // (TLS 1.2) and 56 when the refusal arrives as an alert after it (TLS 1.3): see init.
+        // Its 58 is for a client certificate file it cannot load (TLSSetup), never the server's word.
+        .clientCertificateRejected: .sslConnectError,
+        .clientCertificateRequired: .sslConnectError,
         .pinningMismatch: .pinningMismatch,
     ]
+
+    /// The TLS failures whose number depends on when they happened.
+    static let tlsFailures: Set<NetworkError.Code> = [.secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired]
 
     /// curl's exit code for `error`.
     ///
     /// A lost connection is 18 (partial file) when the peer closed inside a body whose end was
     /// announced, as curl's "transfer closed with N bytes remaining to read"; any other loss
     /// (a reset, a failure before the body) is 56.
-    init(_ error: NetworkError) {
+    ///
+    /// A TLS failure is 35 during the handshake and 56 once it is over, as curl's (a failed
+    /// `SSL_connect` against a failed `SSL_read`): in TLS 1.3 a client finishes its handshake
+    /// before the server judges its certificate, so a server that requires one and gets none
+    /// answers with an alert that curl 7.88 meets while reading the response (56); in TLS 1.2
+    /// the same refusal ends the handshake (35).
+    /// - Parameters:
+    ///   - error: the transfer's failure.
+    ///   - afterHandshake: whether the failing exchange's connection had finished its TLS
+    ///     handshake (or was a reused one).
+    init(_ error: NetworkError, afterHandshake: Bool = false) {
         if error.code == .networkConnectionLost && Self.isPartialBody(error) {
             self = .partialFile
+        } else if afterHandshake && Self.tlsFailures.contains(error.code) {
+            self = .receiveError
         } else {
             self = Self.table[error.code] ?? .receiveError
         }

@@ -53,7 +53,8 @@ struct FerryTool {
             console.writeErrorLines(["Warning: Got more output options than URLs"])
         }
         let writeOut = options.writeOut.map { WriteOut(loadFormat($0)) }
-        return await Runner(options: options, builder: builder, console: console, writeOut: writeOut).run()
+        let tls = TLSSetup(options.tls)
+        return await Runner(options: options, builder: builder, console: console, writeOut: writeOut, tls: tls).run()
     }
 
     /// `-w @file` reads the format from a file (`@-`: standard input), as curl.

@@ -39,10 +39,25 @@ enum HeadFormatter {
         verbose(responseLines(response), marker: "<")
     }
 
-    /// `-v` note about the connection a request went out on.
+    /// `-v` notes about the connection a request went out on: where it goes, and for https
+    /// the TLS facts in curl's words (version and cipher, the ALPN protocol), plus whether the
+    /// handshake resumed an earlier session. A kept-alive connection did no handshake: curl
+    /// then only says that it re-uses it.
     static func connectionNote(host: String, _ connection: ConnectionInfo) -> String {
-        if connection.isReused { return "* Re-using existing connection\n" }
-        return "* Connected to \(host) (\(connection.remoteAddress)) port \(connection.remotePort)\n"
+        if connection.isReused { return "* Re-using existing connection with host \(host)\n" }
+        var lines = ["Connected to \(host) (\(connection.remoteAddress)) port \(connection.remotePort)"]
+        if let version = connection.tlsProtocolVersion {
+            lines.append("SSL connection using \(version) / \(connection.tlsCipherSuite ?? "unknown cipher")")
+            if let alpn = connection.tlsApplicationProtocol {
+                lines.append("ALPN: server accepted \(alpn)")
+            } else {
+                lines.append("ALPN: server did not agree on a protocol. Uses default.")
+            }
+            if connection.isTLSSessionResumed {
+                lines.append("SSL session resumed (abbreviated handshake, no certificate exchange)")
+            }
+        }
+        return lines.map { "* \($0)\n" }.joined()
     }
 
     private static func verbose(_ lines: [String], marker: String) -> String {

@@ -16,6 +16,16 @@ enum HelpText {
          --connect-timeout <s>  Maximum time allowed for connection
          --compressed           Request a compressed response and decode it
          --max-filesize <bytes> Maximum file size to download (K, M, G suffixes)
+         --cacert <file>        CA certificate(s) to verify the peer against (PEM or DER)
+     -k, --insecure             Allow insecure server connections (any chain, any host name)
+         --pinnedpubkey <hashes|file> Public key of the server's certificate to pin:
+                                'sha256//BASE64[;sha256//BASE64]' or a PEM/DER public key
+     -E, --cert <file>          Client certificate file (PEM; the key may follow in it)
+         --key <file>           Private key file of the client certificate (PEM)
+         --pin-cert <file>      Ferry: certificate pinning (AFSecurityPolicy), repeatable
+         --pin-pubkey <file>    Ferry: public-key pinning of a certificate's key, repeatable
+         --allow-invalid-certs  Ferry: AFSecurityPolicy.allowInvalidCertificates
+         --no-validate-domain   Ferry: AFSecurityPolicy.validatesDomainName = false
      -f, --fail                 Fail fast with no output on HTTP errors
      -s, --silent               Silent mode
      -S, --show-error           Show error even when -s is used

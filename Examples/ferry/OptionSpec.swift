@@ -62,6 +62,17 @@ struct OptionSpec: Sendable {
             // curl clamps to 300 and treats anything below 1 as its default of 50.
             options.parallelMax = count < 1 ? 50 : min(count, 300)
         },
+        // TLS (curl's spelling, then Ferry's own AFSecurityPolicy flags).
+        value("cacert", nil) { options, text in options.tls.caCertificateFile = text },
+        flag("insecure", "k") { options, on in options.tls.insecure = on },
+        value("pinnedpubkey", nil) { options, text in options.tls.pinnedPublicKey = text },
+        value("cert", "E") { options, text in options.tls.clientCertificateFile = text },
+        value("key", nil) { options, text in options.tls.clientKeyFile = text },
+        value("pin-cert", nil) { options, text in options.tls.pinnedCertificateFiles.append(text) },
+        value("pin-pubkey", nil) { options, text in options.tls.pinnedPublicKeyFiles.append(text) },
+        flag("allow-invalid-certs", nil) { options, on in options.tls.allowInvalidCertificates = on },
+        // Spelled with its "no-" so that the exact name wins; `--no-no-validate-domain` undoes it.
+        flag("no-validate-domain", nil) { options, on in options.tls.validatesDomainName = !on },
         flag("help", "h") { options, on in options.showHelp = on },
         flag("version", "V") { options, on in options.showVersion = on },
     ]

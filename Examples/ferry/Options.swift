@@ -54,6 +54,8 @@ struct Options: Sendable, Equatable {
     var maxFilesize: Int64?
     var parallel = false
     var parallelMax = 50
+    /// `--cacert`, `-k`, `--pinnedpubkey`, `--cert`, `--key` and the Ferry-only pinning flags.
+    var tls = TLSOptions()
     var showHelp = false
     var showVersion = false
 

@@ -10,9 +10,11 @@ struct Runner: Sendable {
     let builder: RequestBuilder
     let console: Console
     let writeOut: WriteOut?
+    /// Trust roots, client identity and trust evaluator, read once for every transfer.
+    let tls: TLSSetup
 
     func run() async -> ExitCode {
-        let session = Transfer.makeSession(configuration: ConfigurationFactory.configuration(for: options, builder: builder))
+        let session = Transfer.makeSession(configuration: ConfigurationFactory.configuration(for: options, builder: builder, tls: tls))
         defer { Transfer.shutdown(session) }
         return options.parallel ? await runParallel(session) : await runSequential(session)
     }
@@ -46,7 +48,7 @@ struct Runner: Sendable {
     }
 
     private func transfer(_ job: Options.Job, _ session: Session, _ progress: ProgressReporter?) -> Transfer {
-        Transfer(job: job, options: options, builder: builder, session: session, console: console, progress: progress)
+        Transfer(job: job, options: options, builder: builder, session: session, console: console, progress: progress, tlsFailure: tls.failure)
     }
 
     /// curl's order: the error line first, then the `-w` text.

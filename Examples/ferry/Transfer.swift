@@ -13,6 +13,8 @@ struct Transfer: Sendable {
     let session: Session
     let console: Console
     let progress: ProgressReporter?
+    /// Why https URLs cannot be fetched (a bad `--cacert`, `--cert` or `--pinnedpubkey`).
+    let tlsFailure: TLSSetup.Failure?
 
     /// A session whose delegate callbacks run on a queue of ferry's own, so ``run()`` can wait
     /// for the queue to catch up (metrics, verbose lines) before it reports.
@@ -37,9 +39,16 @@ struct Transfer: Sendable {
         let started = ContinuousClock.now
         // Whether the body may have been dropped before its end (which cancels the task).
         var mayHaveAbandonedBody = false
+        var failure: NetworkError?
         do {
             let request = try builder.request(for: job.url)
             report.urlEffective = request.url.absoluteString
+            if let tlsFailure, request.url.scheme?.lowercased() == "https" {
+                // As curl: the TLS files are only needed, and only fail, for https.
+                report.exitCode = tlsFailure.exitCode
+                report.errorMessage = tlsFailure.message
+                return report
+            }
             let (body, response) = try await session.bytes(for: request, delegate: observer)
             report.record(response)
             mayHaveAbandonedBody = true
@@ -71,15 +80,30 @@ struct Transfer: Sendable {
                 try sink.finish()
             }
         } catch {
-            report.exitCode = ExitCode(error)
+            failure = error
             if let response = error.response { report.record(response) }
             report.errorMessage = Self.message(for: error, elapsed: ContinuousClock.now - started, received: bodyBytes)
+            // A refused chain's verification result (curl's ssl_verify_result for a failure).
+            if let code = (error.underlyingError as? ServerTrustError)?.trustFailure?.verifyCode {
+                report.sslVerifyResult = Int(code)
+            }
         }
         await waitForMetrics(observer, patiently: mayHaveAbandonedBody)
         if report.httpCode == 0, let response = observer.response { report.record(response) }
         report.sizeDownload = bodyBytes
         if let metrics = observer.metrics { report.record(metrics) }
+        if let failure {
+            report.exitCode = ExitCode(failure, afterHandshake: Self.passedHandshake(observer.metrics))
+        }
         return report
+    }
+
+    /// Whether the last exchange's connection had its TLS handshake behind it when the
+    /// transfer failed: it completed one, or it was a kept-alive connection, or the request
+    /// had already gone out (which needs a finished handshake on https).
+    static func passedHandshake(_ metrics: TaskMetrics?) -> Bool {
+        guard let last = metrics?.transactionMetrics.last else { return false }
+        return last.secureConnectionEnd != nil || last.isReusedConnection || last.requestStart != nil
     }
 
     /// The `ferry: (N)` sentence for `error`: the library's own sentence (it names host, port

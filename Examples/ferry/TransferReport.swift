@@ -28,6 +28,10 @@ struct TransferReport: Sendable {
     var timePretransfer = 0.0
     var timeStarttransfer = 0.0
     var timeTotal = 0.0
+    /// OpenSSL's verification result for the server's chain under the default rules: 0 when
+    /// valid (and for plain HTTP), else an `X509_V_ERR_…` code, as curl's `ssl_verify_result`
+    /// (with `-k` a transfer succeeds and still reports why the chain was not valid).
+    var sslVerifyResult = 0
     var exitCode = ExitCode.ok
     var errorMessage = ""
     /// The failure was already explained by a warning, so no `ferry: (N)` line follows
@@ -70,6 +74,7 @@ struct TransferReport: Sendable {
         timeStarttransfer = at(last.responseStart)
         sizeDownload = last.responseBodyBytesReceived
         sizeUpload = last.requestBodyBytesSent
+        sslVerifyResult = last.serverCertificateVerifyResult ?? sslVerifyResult
         remoteIP = last.remoteAddress ?? remoteIP
         remotePort = last.remotePort ?? remotePort
     }

@@ -75,8 +75,7 @@ struct WriteOut: Sendable {
         case "time_pretransfer": return seconds(report.timePretransfer)
         case "time_starttransfer": return seconds(report.timeStarttransfer)
         case "time_total": return seconds(report.timeTotal)
-        // No TLS yet: curl prints 0 (X509_V_OK) for plain HTTP.
-        case "ssl_verify_result": return "0"
+        case "ssl_verify_result": return String(report.sslVerifyResult)
         case "exitcode": return String(report.exitCode.rawValue)
         case "errormsg": return report.errorMessage
         default: return nil

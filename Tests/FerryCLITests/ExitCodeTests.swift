@@ -22,7 +22,7 @@ struct ExitCodeTests {
         (.secureConnectionFailed, 35),
         (.serverCertificateHasBadDate, 60), (.serverCertificateUntrusted, 60),
         (.serverCertificateHasUnknownRoot, 60), (.serverCertificateNotYetValid, 60),
-        (.clientCertificateRejected, 58), (.clientCertificateRequired, 58),
+        (.clientCertificateRejected, 35), (.clientCertificateRequired, 35),
         (.pinningMismatch, 90),
     ]
 
@@ -33,6 +33,19 @@ struct ExitCodeTests {
 
     @Test func everyCodeIsInTheTable() {
         #expect(Set(Self.cases.map(\.0)) == Set(ExitCode.table.keys))
+    }
+
+    @Test func tlsFailuresAfterTheHandshakeAreReceiveErrorsAsCurl() {
+        // curl 7.88: SSL_connect failing is 35, SSL_read failing (a TLS 1.3 certificate_required
+        // alert after the client's handshake ended) is 56.
+        for code in [NetworkError.Code.secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired] {
+            #expect(ExitCode(NetworkError(code, reason: "x"), afterHandshake: false) == .sslConnectError)
+            #expect(ExitCode(NetworkError(code, reason: "x"), afterHandshake: true) == .receiveError)
+        }
+        // Other codes do not depend on the phase.
+        #expect(ExitCode(NetworkError(.pinningMismatch, reason: "x"), afterHandshake: true) == .pinningMismatch)
+        #expect(ExitCode(NetworkError(.serverCertificateUntrusted, reason: "x"), afterHandshake: true) == .peerFailedVerification)
+        #expect(ExitCode(NetworkError(.timedOut, reason: "x"), afterHandshake: true) == .timedOut)
     }
 
     @Test func unknownCodesAreNeverSuccess() {

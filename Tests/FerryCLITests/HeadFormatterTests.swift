@@ -29,6 +29,28 @@ struct HeadFormatterTests {
         #expect(HeadFormatter.connectionNote(host: "localhost", ConnectionInfo(remoteAddress: "127.0.0.1", remotePort: 80, isReused: false))
             == "* Connected to localhost (127.0.0.1) port 80\n")
         #expect(HeadFormatter.connectionNote(host: "localhost", ConnectionInfo(remoteAddress: "127.0.0.1", remotePort: 80, isReused: true))
-            == "* Re-using existing connection\n")
+            == "* Re-using existing connection with host localhost\n")
+    }
+
+    @Test func tlsConnectionNotesNameVersionCipherALPNAndResumption() {
+        let full = ConnectionInfo(
+            remoteAddress: "127.0.0.1", remotePort: 443, isReused: false, tlsProtocolVersion: "TLSv1.3",
+            tlsCipherSuite: "TLS_AES_128_GCM_SHA256", tlsApplicationProtocol: "http/1.1")
+        #expect(HeadFormatter.connectionNote(host: "localhost", full) == """
+            * Connected to localhost (127.0.0.1) port 443
+            * SSL connection using TLSv1.3 / TLS_AES_128_GCM_SHA256
+            * ALPN: server accepted http/1.1
+
+            """)
+        var resumed = full
+        resumed.isTLSSessionResumed = true
+        resumed.tlsApplicationProtocol = nil
+        let lines = HeadFormatter.connectionNote(host: "localhost", resumed).split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines[2] == "* ALPN: server did not agree on a protocol. Uses default.")
+        #expect(lines[3].hasPrefix("* SSL session resumed"))
+        var reused = full
+        reused.isReused = true
+        #expect(HeadFormatter.connectionNote(host: "localhost", reused) == "* Re-using existing connection with host localhost\n")
     }
 }

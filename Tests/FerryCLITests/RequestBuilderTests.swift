@@ -149,7 +149,7 @@ struct RequestBuilderTests {
     @Test func configurationFollowsCurl() throws {
         let options = try ArgumentParser().parse(["-m", "2.5", "--connect-timeout", "1", "--compressed", "-H", "User-Agent:", "a"])
         let builder = try RequestBuilder(options: options, postData: PostData(pieces: []))
-        let configuration = ConfigurationFactory.configuration(for: options, builder: builder)
+        let configuration = ConfigurationFactory.configuration(for: options, builder: builder, tls: TLSSetup(options.tls))
         #expect(configuration.timeoutIntervalForResource == .milliseconds(2500))
         #expect(configuration.timeoutIntervalForRequest == .milliseconds(2500))
         #expect(configuration.timeoutIntervalForConnect == .seconds(1))
@@ -159,7 +159,7 @@ struct RequestBuilderTests {
 
         let plain = try ArgumentParser().parse(["a"])
         let plainConfiguration = ConfigurationFactory.configuration(
-            for: plain, builder: try RequestBuilder(options: plain, postData: PostData(pieces: [])))
+            for: plain, builder: try RequestBuilder(options: plain, postData: PostData(pieces: [])), tls: TLSSetup(plain.tls))
         #expect(plainConfiguration.automaticallyDecodesContent == false)
         #expect(plainConfiguration.timeoutIntervalForConnect == ConfigurationFactory.defaultConnectTimeout)
         #expect(plainConfiguration.timeoutIntervalForResource == ConfigurationFactory.unlimited)

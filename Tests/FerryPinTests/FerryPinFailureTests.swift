@@ -48,7 +48,11 @@ import TestSupport
 
     @Test(
         "usage errors exit 2 with one line",
-        arguments: [[], ["--json"], ["--bogus", "x.pem"], ["-x", "x.pem"], ["--connect", "example.com:443"]])
+        arguments: [
+            [], ["--json"], ["--bogus", "x.pem"], ["-x", "x.pem"], ["--connect"], ["--connect", "127.0.0.1:443", "x.pem"],
+            ["--servername", "localhost", "x.pem"], ["--connect", "127.0.0.1"], ["--connect", "127.0.0.1:0"],
+            ["--connect", "127.0.0.1:99999"], ["--connect", "[::1:443"], ["--connect", "::1:443"],
+        ])
     func usageErrors(arguments: [String]) async throws {
         let result = try await PinTool.run(arguments)
         #expect(result.status == 2, "\(result)")
@@ -61,7 +65,8 @@ import TestSupport
         let help = try await PinTool.run(["--help"])
         #expect(help.status == 0)
         #expect(help.stdoutText.hasPrefix("Usage: ferry-pin "))
-        #expect(!help.stdoutText.contains("--connect"))
+        #expect(help.stdoutText.contains("--connect <host:port>"))
+        #expect(help.stdoutText.contains("--servername <name>"))
         let version = try await PinTool.run(["-V"])
         #expect(version.status == 0)
         #expect(version.stdoutText.hasPrefix("ferry-pin "))

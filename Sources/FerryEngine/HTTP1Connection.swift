@@ -194,9 +194,11 @@ final class HTTP1Connection: IOHandler {
             let finished = exchange
             exchange = nil
             cancelIdleTimer()
-            finished?.succeeded()
             if !reusable { close() }
+            // The connection goes back to the pool before the caller hears of the success, so a
+            // request made right after an `await` returns always finds it idle.
             pool.exchangeFinished(on: id, reusable: reusable && !isClosed)
+            finished?.succeeded()
         case .failExchange(let error, let retryable):
             let failed = exchange
             exchange = nil

@@ -20,7 +20,7 @@ public final class Session: Sendable {
     /// The serial queue on which task-delegate methods run.
     public let delegateQueue: DispatchQueue
     private let engine: Result<HTTPClientEngine, SystemError>
-    private let tls: Result<TLSClientContext, TLSError>
+    private let tls: LazyTLSContext
     private let serverTrustCheck: ServerTrustCheck?
 
     /// Creates a session.
@@ -38,11 +38,7 @@ public final class Session: Sendable {
         } catch {
             engine = .failure(error)
         }
-        do throws(TLSError) {
-            tls = .success(try TLSClientContext(configuration: configuration.tlsConfiguration))
-        } catch {
-            tls = .failure(error)
-        }
+        tls = LazyTLSContext(configuration: configuration.tlsConfiguration)
         serverTrustCheck = ServerTrustGate.check(for: configuration, queue: self.delegateQueue)
     }
 
@@ -146,7 +142,7 @@ public final class Session: Sendable {
     private func prepare(_ request: NetworkRequest) throws(NetworkError) -> (ExchangeRequest, HTTPClientEngine) {
         var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration)
         if exchange.key.scheme == "https" {
-            switch tls {
+            switch tls.context {
             case .success(let context):
                 exchange.key.tls = context
                 exchange.serverTrustCheck = serverTrustCheck

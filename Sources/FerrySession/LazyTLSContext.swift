@@ -1,0 +1,24 @@
+import FerryTLS
+import Synchronization
+
+/// A session's TLS context, built on its first HTTPS request: a session that only speaks plain
+/// HTTP never pays for OpenSSL's TLS set-up (its configuration file, cipher tables, memory).
+/// Built once; every later HTTPS request shares it, and with it the session cache.
+final class LazyTLSContext: Sendable {
+    private let configuration: TLSConfiguration
+    private let built = Mutex<Result<TLSClientContext, TLSError>?>(nil)
+
+    init(configuration: TLSConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// The context, or why OpenSSL refused the configuration (the same answer every time).
+    var context: Result<TLSClientContext, TLSError> {
+        built.withLock { built in
+            if let built { return built }
+            let result = Result { () throws(TLSError) in try TLSClientContext(configuration: configuration) }
+            built = result
+            return result
+        }
+    }
+}

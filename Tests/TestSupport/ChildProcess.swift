@@ -44,10 +44,11 @@ public final class ChildProcess: Sendable {
     ///   - stdin: the descriptor the child reads as standard input.
     ///   - stdout: the descriptor for its standard output.
     ///   - stderr: the descriptor for its standard error.
+    ///   - environment: variables added to (or replacing) this process's in the child's.
     /// - Throws: an `NSError` in the POSIX domain when posix_spawn fails.
     public init(
         executable: String, arguments: [String], directory: String?,
-        stdin: Int32, stdout: Int32, stderr: Int32
+        stdin: Int32, stdout: Int32, stderr: Int32, environment: [String: String] = [:]
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -75,8 +76,12 @@ public final class ChildProcess: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { _, new in new }
+        let envp: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else { throw Self.failure("posix_spawn \(executable)", result) }
         self.pid = pid
     }

@@ -60,11 +60,12 @@ public enum CommandRunner {
     ///   - directory: the working directory; a fresh temporary one when nil.
     ///   - input: what the child reads on standard input; `/dev/null` when nil.
     ///   - timeLimit: seconds after which the child is killed (``CommandResult/timedOut``).
+    ///   - environment: variables added to (or replacing) this process's in the child's.
     /// - Returns: the exit status and the captured output.
     /// - Throws: when the scratch files cannot be made or the program cannot be started.
     public static func run(
         _ executable: String, _ arguments: [String], in directory: URL? = nil,
-        input: [UInt8]? = nil, timeLimit: TimeInterval = 20
+        input: [UInt8]? = nil, timeLimit: TimeInterval = 20, environment: [String: String] = [:]
     ) async throws -> CommandResult {
         let scratch = try TemporaryDirectory()
         let outURL = scratch.url.appendingPathComponent("stdout")
@@ -84,7 +85,8 @@ public enum CommandRunner {
         defer { close(stdin) }
         let child = try ChildProcess(
             executable: executable, arguments: arguments, directory: (directory ?? scratch.url).path,
-            stdin: stdin, stdout: outHandle.fileDescriptor, stderr: errHandle.fileDescriptor)
+            stdin: stdin, stdout: outHandle.fileDescriptor, stderr: errHandle.fileDescriptor,
+            environment: environment)
         let killed = Mutex(false)
         child.kill(after: timeLimit) { killed.withLock { $0 = true } }
         let status = await child.ending().status

@@ -86,7 +86,7 @@ struct EngineEdgeCaseTests {
         #expect(delegate.error?.kind == .requestBodyFailed("disk gone"))
         let cancelled = source.cancelled.load(ordering: .relaxed)
         #expect(cancelled)
-        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(5)))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(30)))
     }
 
     @Test("a body stream shorter than its announced length: requestBodyFailed")
@@ -153,7 +153,7 @@ struct EngineEdgeCaseTests {
         defer { engine.shutdown() }
         #expect(await EngineTest.run(engine, EngineTest.request(server)).succeeded)
         // The stall of the first script ends only when the engine closes that connection.
-        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(5)))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(30)))
         let second = await EngineTest.run(engine, EngineTest.request(server))
         #expect(second.succeeded)
         #expect(second.record.body == EngineTest.bytes("two"))
@@ -166,10 +166,12 @@ struct EngineEdgeCaseTests {
     /// A connection that serves one GET, then reads the next request and closes (stale), and
     /// a fresh one that reads the retried request and answers it.
     private func staleThenFresh() throws -> ScriptedServer {
+        // A long I/O timeout: the stale connection must still be open when the second request
+        // comes, however slowly a loaded machine gets there.
         try ScriptedServer(scripts: [
             [.readRequest, .send(EngineTest.ok("one")), .readRequest, .close],
             [.readRequest, .send(EngineTest.ok("two")), Self.stall],
-        ])
+        ], ioTimeout: .seconds(120))
     }
 
     /// Runs a GET, then `second` on the stale connection; returns its delegate.

@@ -54,7 +54,7 @@ struct EngineFlowControlTests {
         handle.cancel()
         #expect(await delegate.wait())
         #expect(delegate.error?.kind == .cancelled)
-        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(5)))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(30)))
     }
 
     @Test("cancel in the middle of the body: cancelled, connection closed, no more body")
@@ -69,7 +69,7 @@ struct EngineFlowControlTests {
         handle.cancel()
         #expect(await delegate.wait())
         #expect(delegate.error?.kind == .cancelled)
-        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(5)))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(30)))
     }
 
     @Test("cancel after the end changes nothing")
@@ -103,7 +103,7 @@ struct EngineFlowControlTests {
         firstHandle.cancel()
         #expect(await first.wait())
         #expect(first.error?.kind == .cancelled)
-        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(5)))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(30)))
         try await Task.sleep(for: .milliseconds(100))
         #expect(server.acceptedConnections == 1)
     }
@@ -118,7 +118,7 @@ struct EngineFlowControlTests {
         #expect(await eventually { delegate.record.body.count == 4 })
         await EngineTest.shutdown(engine)
         #expect(delegate.record.endings == [.failed(EngineError(.cancelled))])
-        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(5)))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(30)))
     }
 
     @Test("execute after shutdown fails at once as cancelled")

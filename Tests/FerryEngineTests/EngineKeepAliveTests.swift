@@ -160,7 +160,7 @@ struct EngineKeepAliveTests {
         defer { engine.shutdown() }
         #expect(await EngineTest.run(engine, EngineTest.request(server)).succeeded)
         // The stall ends only when the engine closes the parked connection.
-        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(4)))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(30)))
     }
 
     // MARK: - Keep-alive race and retry
@@ -191,7 +191,7 @@ struct EngineKeepAliveTests {
         let engine = try EngineTest.makeEngine()
         defer { engine.shutdown() }
         #expect(await EngineTest.run(engine, EngineTest.request(server)).succeeded)
-        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(5)))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(30)))
         let second = await EngineTest.run(engine, EngineTest.request(server))
         #expect(second.succeeded)
         #expect(second.record.sentHeads.count == 1)
@@ -229,7 +229,7 @@ struct EngineKeepAliveTests {
         #expect(await EngineTest.run(engine, EngineTest.request(server)).succeeded)
         #expect(await EngineTest.run(engine, EngineTest.request(server)).succeeded)
         // A surplus connection would sit in the listen backlog until the second script ends.
-        #expect(await server.waitForFinishedConnections(2, timeout: .seconds(5)))
+        #expect(await server.waitForFinishedConnections(2, timeout: .seconds(30)))
         try await Task.sleep(for: .milliseconds(300))
         #expect(server.acceptedConnections == 2)
     }

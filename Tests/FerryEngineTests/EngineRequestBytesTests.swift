@@ -16,7 +16,7 @@ struct EngineRequestBytesTests {
         let engine = try EngineTest.makeEngine()
         defer { engine.shutdown() }
         let delegate = await EngineTest.run(engine, build(server))
-        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(5)))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(30)))
         return (delegate, server.receivedBytes(connection: 0), server)
     }
 

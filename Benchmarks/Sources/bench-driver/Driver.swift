@@ -28,7 +28,7 @@ struct Driver {
         let all = Workload.all(quick: options.quick)
         if let wanted = options.workloads {
             if let unknown = wanted.first(where: { id in !all.contains { $0.id == id } }) {
-                throw BenchError("unknown workload \(unknown); the workloads are W1 to W7")
+                throw BenchError("unknown workload \(unknown); the workloads are W0 to W7")
             }
             workloads = all.filter { wanted.contains($0.id) }
         } else {

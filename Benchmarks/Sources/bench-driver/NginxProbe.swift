@@ -18,9 +18,11 @@ struct NginxProbe {
         var cpuSeconds: Double
         var connections: Int
         var requests: Int
-        /// Requests logged by the handshake server, and how many of them were on a resumed session.
+        /// Requests logged by the handshake server, how many of them were on a resumed session,
+        /// and how many did not use TLS 1.3 with TLS_AES_128_GCM_SHA256.
         var loggedRequests: Int
         var resumed: Int
+        var otherCipher: Int
     }
 
     let workerPID: Int32
@@ -65,7 +67,8 @@ struct NginxProbe {
             connections: after.accepted - before.accepted - 1,
             requests: after.requests - before.requests - 1,
             loggedRequests: lines.count,
-            resumed: lines.filter { $0.hasPrefix("r") }.count)
+            resumed: lines.filter { $0.hasPrefix("r") }.count,
+            otherCipher: lines.filter { !$0.contains(" TLSv1.3 TLS_AES_128_GCM_SHA256 ") }.count)
     }
 
     /// utime + stime of the worker, from /proc/PID/stat (fields 14 and 15, in clock ticks).

@@ -51,6 +51,10 @@ struct Summary: Codable {
         resumed = workload.server == .handshakes ? Int(median(samples.map { Double($0.nginx.resumed) })) : nil
         let bytes = Double(workload.bodyBytes) * Double(workload.requests)
         switch workload.figure {
+        case .cpuPerProcess:
+            cpuFigure = cpuSeconds * 1000
+            cpuUnit = "ms/run"
+            megabytesPerSecond = nil
         case .cpuPerRequest:
             cpuFigure = cpuSeconds / Double(workload.requests) * 1_000_000
             cpuUnit = "µs/req"

@@ -53,6 +53,9 @@ enum Verify {
             guard nginx.loggedRequests == workload.requests else {
                 throw BenchError("the handshake server logged \(nginx.loggedRequests) requests, expected \(workload.requests)")
             }
+            guard nginx.otherCipher == 0 else {
+                throw BenchError("\(nginx.otherCipher) requests did not use TLS 1.3 with TLS_AES_128_GCM_SHA256")
+            }
         }
     }
 }

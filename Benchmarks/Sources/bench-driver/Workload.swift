@@ -2,6 +2,8 @@
 struct Workload: Sendable {
     /// How a workload's headline figure is expressed.
     enum Figure: Sendable {
+        /// Client CPU ms for the whole process (W0: start-up and one request).
+        case cpuPerProcess
         /// Client CPU µs per request (W1, W2, W5, W6).
         case cpuPerRequest
         /// Client CPU seconds per GiB, and MB/s (W3, W4).
@@ -45,6 +47,12 @@ struct Workload: Sendable {
         let large: (file: String, bytes: Int64) = quick ? ("16m.bin", 16 * mib) : ("1g.bin", gib)
         let largeTitle = quick ? "16 MiB" : "1 GiB"
         return [
+            // Not one of issue 5's workloads: what starting the process and one request cost each
+            // client, to read the per-request figures of the others against.
+            Workload(id: "W0", title: "start-up and 1 GET 1 KiB (reference)",
+                     figure: .cpuPerProcess, server: .http, file: "1k.bin", bodyBytes: kib,
+                     requests: 1, concurrency: 1, mode: "memory",
+                     connectionClose: false, resumesSessions: true),
             Workload(id: "W1", title: "\(quick ? 200 : 10_000) sequential GET 1 KiB, keep-alive",
                      figure: .cpuPerRequest, server: .http, file: "1k.bin", bodyBytes: kib,
                      requests: quick ? 200 : 10_000, concurrency: 1, mode: "memory",

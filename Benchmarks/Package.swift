@@ -31,11 +31,11 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // unshare(2), which Swift's Glibc module leaves out (it needs _GNU_SOURCE).
+        // unshare(2), which Swift's Glibc module leaves out (it needs _GNU_SOURCE), and setvbuf.
         .target(name: "CBenchShims"),
         .executableTarget(name: "bench-urlsession", dependencies: ["BenchSupport", "CBenchShims"]),
         // Runs the clients (and curl) as child processes and measures them with wait4.
-        .executableTarget(name: "bench-driver", dependencies: ["BenchSupport"]),
+        .executableTarget(name: "bench-driver", dependencies: ["BenchSupport", "CBenchShims"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import BenchSupport
+import CBenchShims
 import Foundation
 
 /// Runs every selected client on every selected workload, interleaved (A B C D A B C D …), each
@@ -13,6 +14,8 @@ struct Driver {
     let timeoutSeconds: Double
 
     static func main() {
+        // Progress lines must show as they happen, also when the output goes to a file or a pipe.
+        bench_line_buffer_stdout()
         do {
             let driver = try Driver(options: DriverOptions(arguments: Array(CommandLine.arguments.dropFirst())))
             exit(driver.run() ? 0 : 1)

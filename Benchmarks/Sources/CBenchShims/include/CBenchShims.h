@@ -7,4 +7,8 @@
 /// Returns 0, or -1 with errno set.
 int bench_unshare_mount_namespace(int with_user_namespace);
 
+/// Makes stdout line-buffered, so progress shows as it happens when it goes to a file or pipe
+/// (Swift 6 cannot name C's `stdout` global without an unsafe-concurrency diagnostic).
+void bench_line_buffer_stdout(void);
+
 #endif

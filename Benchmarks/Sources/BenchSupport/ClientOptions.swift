@@ -44,28 +44,19 @@ public struct ClientOptions: Sendable {
         var url: String?
         var count: Int?
         var bodyBytes: Int64?
-        var iterator = arguments.makeIterator()
-        func value(_ flag: String) throws(BenchError) -> String {
-            guard let next = iterator.next() else { throw BenchError("\(flag) needs a value") }
-            return next
-        }
-        func number(_ flag: String) throws(BenchError) -> Int {
-            let text = try value(flag)
-            guard let parsed = Int(text), parsed >= 0 else { throw BenchError("\(flag): not a count: \(text)") }
-            return parsed
-        }
-        while let argument = iterator.next() {
+        var reader = ArgumentReader(arguments)
+        while let argument = reader.next() {
             switch argument {
-            case "--url": url = try value(argument)
-            case "--count": count = try number(argument)
-            case "--concurrency": concurrency = max(1, try number(argument))
-            case "--body-bytes": bodyBytes = Int64(try number(argument))
+            case "--url": url = try reader.value(of: argument)
+            case "--count": count = try reader.number(of: argument)
+            case "--concurrency": concurrency = max(1, try reader.number(of: argument))
+            case "--body-bytes": bodyBytes = Int64(try reader.number(of: argument))
             case "--mode":
-                let text = try value(argument)
+                let text = try reader.value(of: argument)
                 guard let parsed = Mode(rawValue: text) else { throw BenchError("--mode: unknown mode \(text)") }
                 mode = parsed
-            case "--output": output = try value(argument)
-            case "--cacert": cacert = try value(argument)
+            case "--output": output = try reader.value(of: argument)
+            case "--cacert": cacert = try reader.value(of: argument)
             case "--connection-close": connectionClose = true
             case "--no-resume": resumesSessions = false
             default: throw BenchError("unknown argument \(argument)")

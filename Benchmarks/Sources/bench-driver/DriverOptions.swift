@@ -26,38 +26,29 @@ struct DriverOptions {
     /// Parses the arguments after the program name.
     /// - Throws: ``BenchError`` naming the bad or missing argument.
     init(arguments: [String]) throws(BenchError) {
-        var iterator = arguments.makeIterator()
-        func value(_ flag: String) throws(BenchError) -> String {
-            guard let next = iterator.next() else { throw BenchError("\(flag) needs a value\n\(Self.usage)") }
-            return next
-        }
-        func number(_ flag: String) throws(BenchError) -> Int {
-            let text = try value(flag)
-            guard let parsed = Int(text), parsed > 0 else { throw BenchError("\(flag): not a positive number: \(text)") }
-            return parsed
-        }
+        var reader = ArgumentReader(arguments)
         func list(_ flag: String) throws(BenchError) -> [String] {
-            try value(flag).split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+            try reader.value(of: flag).split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
         }
-        while let argument = iterator.next() {
+        while let argument = reader.next() {
             switch argument {
             case "--quick": quick = true
-            case "--reps": repetitions = try number(argument)
+            case "--reps": repetitions = try reader.number(of: argument, minimum: 1)
             case "--workloads": workloads = try list(argument).map { $0.uppercased() }
             case "--clients": clients = try list(argument).map { $0.lowercased() }
-            case "--timeout": timeoutSeconds = Double(try number(argument))
-            case "--bin-dir": binDirectory = try value(argument)
-            case "--curl": curl = try value(argument)
-            case "--ca": caFile = try value(argument)
-            case "--work-dir": workDirectory = try value(argument)
-            case "--results-dir": resultsDirectory = try value(argument)
-            case "--http-port": ports[.http] = try number(argument)
-            case "--https-port": ports[.https] = try number(argument)
-            case "--handshake-port": ports[.handshakes] = try number(argument)
-            case "--status-port": statusPort = try number(argument)
-            case "--nginx-pid": nginxPID = Int32(try number(argument))
-            case "--handshake-log": handshakeLog = try value(argument)
-            case "--note": note = try value(argument)
+            case "--timeout": timeoutSeconds = Double(try reader.number(of: argument, minimum: 1))
+            case "--bin-dir": binDirectory = try reader.value(of: argument)
+            case "--curl": curl = try reader.value(of: argument)
+            case "--ca": caFile = try reader.value(of: argument)
+            case "--work-dir": workDirectory = try reader.value(of: argument)
+            case "--results-dir": resultsDirectory = try reader.value(of: argument)
+            case "--http-port": ports[.http] = try reader.number(of: argument, minimum: 1)
+            case "--https-port": ports[.https] = try reader.number(of: argument, minimum: 1)
+            case "--handshake-port": ports[.handshakes] = try reader.number(of: argument, minimum: 1)
+            case "--status-port": statusPort = try reader.number(of: argument, minimum: 1)
+            case "--nginx-pid": nginxPID = Int32(try reader.number(of: argument, minimum: 1))
+            case "--handshake-log": handshakeLog = try reader.value(of: argument)
+            case "--note": note = try reader.value(of: argument)
             case "-h", "--help": throw BenchError(Self.usage)
             default: throw BenchError("unknown argument \(argument)\n\(Self.usage)")
             }

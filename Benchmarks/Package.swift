@@ -1,0 +1,41 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Ferry's benchmark (issue 5): its own package, so users of Ferry never fetch
+// AsyncHTTPClient or anything else the comparison needs. `Benchmarks/run` builds it in release
+// mode and drives it; Benchmarks/README.md explains the workloads and the figures.
+
+let package = Package(
+    name: "FerryBenchmarks",
+    dependencies: [
+        .package(name: "Ferry", path: ".."),
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        // Already in AsyncHTTPClient's graph; named here because bench-ahc imports them.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+    ],
+    targets: [
+        // Shared by every client and the driver: the command-line contract between them.
+        .target(name: "BenchSupport"),
+        // One executable per client, so each process carries only its own client's code.
+        .executableTarget(
+            name: "bench-ferry",
+            dependencies: ["BenchSupport", .product(name: "Ferry", package: "Ferry")]
+        ),
+        .executableTarget(
+            name: "bench-ahc",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // unshare(2), which Swift's Glibc module leaves out (it needs _GNU_SOURCE), and setvbuf.
+        .target(name: "CBenchShims"),
+        .executableTarget(name: "bench-urlsession", dependencies: ["BenchSupport", "CBenchShims"]),
+        // Runs the clients (and curl) as child processes and measures them with wait4.
+        .executableTarget(name: "bench-driver", dependencies: ["BenchSupport", "CBenchShims"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

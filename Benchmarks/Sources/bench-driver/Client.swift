@@ -1,0 +1,52 @@
+import BenchSupport
+/// A client under test and how to start it for a workload.
+struct Client: Sendable {
+    let name: String
+    /// Builds the command line (program first) and extra environment for one run.
+    let command: @Sendable (_ workload: Workload, _ run: RunContext) throws(BenchError) -> (argv: [String], environment: [String: String])
+
+    /// What a run needs to know besides the workload.
+    struct RunContext: Sendable {
+        let url: String
+        let caFile: String
+        let downloadPath: String
+        /// A scratch file for the run (curl's config file).
+        let scratchPath: String
+    }
+
+    /// A Swift client of this package (`bench-ferry`, `bench-ahc`, `bench-urlsession`).
+    static func swift(_ name: String, binary: String) -> Client {
+        Client(name: name) { workload, run throws(BenchError) in
+            var argv = [binary, "--url", run.url, "--count", String(workload.requests),
+                        "--concurrency", String(workload.concurrency),
+                        "--body-bytes", String(workload.bodyBytes), "--mode", workload.mode]
+            if workload.mode == "download" { argv += ["--output", run.downloadPath] }
+            if workload.server != .http { argv += ["--cacert", run.caFile] }
+            if workload.connectionClose { argv.append("--connection-close") }
+            if !workload.resumesSessions { argv.append("--no-resume") }
+            return (argv, [:])
+        }
+    }
+
+    /// The curl command line: one process per workload, every URL of it in a config file.
+    static func curl(binary: String) -> Client {
+        Client(name: "curl") { workload, run throws(BenchError) in
+            // One `url`/`output` pair per request; curl runs them in order on one keep-alive
+            // connection, or 32 at a time with --parallel.
+            var config = ""
+            config.reserveCapacity(workload.requests * (run.url.count + 40))
+            let output = workload.mode == "download" ? run.downloadPath : "/dev/null"
+            for _ in 0..<workload.requests {
+                config += "url = \"\(run.url)\"\noutput = \"\(output)\"\n"
+            }
+            try writeFile(run.scratchPath, config)
+            var argv = [binary, "--silent", "--show-error", "--http1.1", "--config", run.scratchPath,
+                        "--write-out", "%{http_code} %{size_download}\\n"]
+            if workload.server != .http { argv += ["--cacert", run.caFile] }
+            if workload.concurrency > 1 { argv += ["--parallel", "--parallel-max", String(workload.concurrency)] }
+            if workload.connectionClose { argv += ["--header", "Connection: close"] }
+            if !workload.resumesSessions { argv.append("--no-sessionid") }
+            return (argv, [:])
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import BenchSupport
+import Glibc
+
+/// What nginx did during one client run: its worker's CPU (from /proc), connections accepted
+/// and requests served (from its stub_status page), and for the handshake server, how many
+/// connections resumed a TLS session (from that server's small access log).
+struct NginxProbe {
+    /// A reading taken before a run, to subtract from one taken after.
+    struct Reading {
+        var workerCPUSeconds: Double
+        var accepted: Int
+        var requests: Int
+        var handshakeLogOffset: Int
+    }
+
+    /// The difference between two readings.
+    struct Delta: Codable {
+        var cpuSeconds: Double
+        var connections: Int
+        var requests: Int
+        /// Requests logged by the handshake server, how many of them were on a resumed session,
+        /// and how many did not use TLS 1.3 with TLS_AES_128_GCM_SHA256.
+        var loggedRequests: Int
+        var resumed: Int
+        var otherCipher: Int
+    }
+
+    let workerPID: Int32
+    let statusPort: Int
+    let handshakeLog: String
+    private let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    /// Finds the single worker of the nginx master `masterPID`.
+    /// - Throws: ``BenchError`` when nginx has no single worker.
+    init(masterPID: Int32, statusPort: Int, handshakeLog: String) throws(BenchError) {
+        let children = readFile("/proc/\(masterPID)/task/\(masterPID)/children") ?? ""
+        let pids = children.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }
+        guard pids.count == 1, let worker = pids.first else {
+            throw BenchError("nginx master \(masterPID) has \(pids.count) workers, expected 1 (worker_processes 1)")
+        }
+        workerPID = worker
+        self.statusPort = statusPort
+        self.handshakeLog = handshakeLog
+    }
+
+    /// Reads nginx's counters now.
+    /// - Throws: ``BenchError`` when the worker or the status page cannot be read.
+    func read() throws(BenchError) -> Reading {
+        let (accepted, requests) = try stubStatus()
+        return Reading(workerCPUSeconds: try workerCPU(), accepted: accepted, requests: requests,
+                       handshakeLogOffset: Int(fileSize(handshakeLog) ?? 0))
+    }
+
+    /// The change since `before`, not counting the status request made by this reading.
+    /// `expectedLogLines` lets the log catch up: nginx logs a request after its last byte left.
+    func delta(since before: Reading, expectedLogLines: Int) throws(BenchError) -> Delta {
+        var lines: [Substring] = []
+        let deadline = monotonicSeconds() + 2
+        repeat {
+            lines = (readFile(handshakeLog, from: before.handshakeLogOffset) ?? "").split(separator: "\n")
+            if lines.count >= expectedLogLines { break }
+            usleep(10_000)
+        } while monotonicSeconds() < deadline
+        let after = try read()
+        return Delta(
+            cpuSeconds: after.workerCPUSeconds - before.workerCPUSeconds,
+            connections: after.accepted - before.accepted - 1,
+            requests: after.requests - before.requests - 1,
+            loggedRequests: lines.count,
+            resumed: lines.filter { $0.hasPrefix("r") }.count,
+            otherCipher: lines.filter { !$0.contains(" TLSv1.3 TLS_AES_128_GCM_SHA256 ") }.count)
+    }
+
+    /// utime + stime of the worker, from /proc/PID/stat (fields 14 and 15, in clock ticks).
+    private func workerCPU() throws(BenchError) -> Double {
+        guard let stat = readFile("/proc/\(workerPID)/stat"), let close = stat.lastIndex(of: ")") else {
+            throw BenchError("cannot read /proc/\(workerPID)/stat: is nginx still running?")
+        }
+        // After "pid (comm)" come the fields from 3 (state) on; utime is field 14.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
+            throw BenchError("unexpected /proc/\(workerPID)/stat: \(stat)")
+        }
+        return (user + system) / ticksPerSecond
+    }
+
+    /// Accepted connections and handled requests from nginx's stub_status page, fetched with a
+    /// blocking HTTP/1.0 request on 127.0.0.1.
+    private func stubStatus() throws(BenchError) -> (accepted: Int, requests: Int) {
+        let text = try fetchStatusPage()
+        // "Active connections: 1 \nserver accepts handled requests\n 12 12 40 \nReading: …"
+        let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+        guard let header = lines.firstIndex(where: { $0.contains("server accepts handled requests") }),
+              header + 1 < lines.count else {
+            throw BenchError("unexpected nginx status page: \(text)")
+        }
+        let numbers = lines[header + 1].split(separator: " ").compactMap { Int($0) }
+        guard numbers.count == 3 else { throw BenchError("unexpected nginx status counters: \(lines[header + 1])") }
+        return (numbers[0], numbers[2])
+    }
+
+    private func fetchStatusPage() throws(BenchError) -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(statusPort).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            throw BenchError("cannot reach nginx's status page on 127.0.0.1:\(statusPort): \(String(cString: strerror(errno)))")
+        }
+        let request = "GET /status HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"
+        _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,61 @@
+import BenchSupport
+
+/// Checks that a run did the work it was timed for: every body complete, every request served,
+/// and new connections where the workload demands them.
+enum Verify {
+    /// The body bytes a client reported, checked against the workload.
+    /// - Throws: ``BenchError`` naming what is missing or wrong.
+    static func bodies(client: String, workload: Workload, stdout: String) throws(BenchError) -> Int64 {
+        let expected = workload.bodyBytes * Int64(workload.requests)
+        if client == "curl" {
+            // One "--write-out" line per transfer: "<status> <body bytes>".
+            let lines = stdout.split(separator: "\n")
+            guard lines.count == workload.requests else {
+                throw BenchError("curl reported \(lines.count) transfers, expected \(workload.requests)")
+            }
+            var total: Int64 = 0
+            for line in lines {
+                let fields = line.split(separator: " ")
+                guard fields.count == 2, fields[0] == "200", let size = Int64(fields[1]), size == workload.bodyBytes else {
+                    throw BenchError("curl transfer \"\(line)\", expected \"200 \(workload.bodyBytes)\"")
+                }
+                total += size
+            }
+            return total
+        }
+        // "result requests=N bytes=B"
+        guard let line = stdout.split(separator: "\n").last(where: { $0.hasPrefix("result ") }) else {
+            throw BenchError("no result line on standard output: \(stdout.suffix(300))")
+        }
+        var fields: [Substring: Int64] = [:]
+        for pair in line.dropFirst("result ".count).split(separator: " ") {
+            let parts = pair.split(separator: "=")
+            if parts.count == 2, let number = Int64(parts[1]) { fields[parts[0]] = number }
+        }
+        guard fields["requests"] == Int64(workload.requests), fields["bytes"] == expected else {
+            throw BenchError("the client reported \"\(line)\", expected requests=\(workload.requests) bytes=\(expected)")
+        }
+        return expected
+    }
+
+    /// nginx served exactly the requests of the run, and for W5/W6 each on its own connection.
+    /// - Throws: ``BenchError`` when nginx saw something else.
+    static func connections(workload: Workload, nginx: NginxProbe.Delta) throws(BenchError) {
+        guard nginx.requests == workload.requests else {
+            throw BenchError("nginx served \(nginx.requests) requests, expected \(workload.requests)")
+        }
+        if workload.newConnectionPerRequest {
+            guard nginx.connections == workload.requests else {
+                throw BenchError("\(workload.requests) requests arrived on \(nginx.connections) connections; each must have its own (Connection: close)")
+            }
+        }
+        if workload.server == .handshakes {
+            guard nginx.loggedRequests == workload.requests else {
+                throw BenchError("the handshake server logged \(nginx.loggedRequests) requests, expected \(workload.requests)")
+            }
+            guard nginx.otherCipher == 0 else {
+                throw BenchError("\(nginx.otherCipher) requests did not use TLS 1.3 with TLS_AES_128_GCM_SHA256")
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import BenchSupport
+import Ferry
+import Foundation
+
+/// The Ferry client: the library's public async API, as an app would use it.
+@main
+enum FerryClient {
+    static func main() async {
+        await ClientMain.run(run)
+    }
+
+    static func run(_ options: ClientOptions) async throws -> Int64 {
+        guard let url = URL(string: options.url) else { throw BenchError("bad URL \(options.url)") }
+        var configuration = SessionConfiguration()
+        // W2's 32 in flight need 32 connections (the default allows 6 per host, as URLSession).
+        configuration.httpMaximumConnectionsPerHost = max(options.concurrency, 1)
+        configuration.tlsConfiguration.resumesSessions = options.resumesSessions
+        if let cacert = options.cacert {
+            configuration.tlsConfiguration.trustStore = try TrustStore(contentsOf: URL(fileURLWithPath: cacert))
+        }
+        let session = Session(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        var request = NetworkRequest(url: url)
+        if options.connectionClose {
+            try request.setValue("close", forHTTPHeaderField: "Connection")
+        }
+
+        switch options.mode {
+        case .memory:
+            return try await ClientMain.requests(options) { [request] _ in
+                let (data, response) = try await session.data(for: request)
+                return (response.statusCode, Int64(data.count))
+            }
+        case .stream:
+            return try await ClientMain.requests(options) { [request] _ in
+                let (body, response) = try await session.bytes(for: request)
+                var received: Int64 = 0
+                for try await chunk in body { received += Int64(chunk.count) }
+                return (response.statusCode, received)
+            }
+        case .download:
+            let output = URL(fileURLWithPath: options.output ?? "")
+            return try await ClientMain.requests(options) { [request] _ in
+                let response = try await session.download(for: request, to: output)
+                return (response.statusCode, try ClientMain.fileSize(output.path))
+            }
+        }
+    }
+}

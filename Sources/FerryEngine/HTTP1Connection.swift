@@ -351,7 +351,9 @@ final class HTTP1Connection: IOHandler {
             case .blocked:
                 return setInterest(interest.union(.write))
             case .waitingForSource(let needsRequest):
-                setInterest(interest.subtracting(.write))
+                // TLS may still hold ciphertext of the last chunk: keep writing it out, or a
+                // producer that waits for the server would wait for ever.
+                setInterest(transport.hasPendingOutput ? interest.union(.write) : interest.subtracting(.write))
                 if needsRequest, case .stream(let source, _) = exchange.request.body {
                     let loop = self.loop
                     let box = UncheckedBox(self)

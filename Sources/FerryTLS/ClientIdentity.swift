@@ -38,7 +38,9 @@ public final class ClientIdentity: @unchecked Sendable, Hashable, CustomStringCo
             if let password {
                 return password.withCString { PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: $0)) }
             }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+            // Without a password an encrypted key must fail, not ask on the terminal (OpenSSL's
+            // default when no callback is given).
+            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
         } ?? nil
         guard let key else {
             throw CertificateError(.invalidKey, detail: "\(keyURL.path): \(Self.cause())")

@@ -77,6 +77,28 @@ import TestSupport
         }
     }
 
+    @Test("a streamed upload whose producer waits for the server still gets its last chunk out")
+    func streamedUploadWaitingForTheServer() async throws {
+        try await TLSTestServer.withServer { server in
+            let session = try Self.session()
+            defer { session.invalidateAndCancel() }
+            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 4 << 20)
+            // The producer ends the stream only once the server holds the whole chunk: the
+            // chunk's last ciphertext must leave without waiting for another chunk.
+            let chunks = AsyncThrowingStream<[UInt8], any Error> { continuation in
+                continuation.yield(chunk)
+                Task {
+                    let arrived = await waitUntil(timeout: .seconds(60)) { server.applicationBytesReceived >= chunk.count }
+                    if arrived { continuation.finish() } else { continuation.finish(throwing: CancellationError()) }
+                }
+            }
+            var request = NetworkRequest(url: try Self.url(server, "/post"))
+            request.method = .post
+            let (_, response) = try await session.upload(for: request, from: .stream(chunks, length: nil))
+            #expect(response.statusCode == 200)
+        }
+    }
+
     @Test("a body delimited by the end of the connection ends at close_notify")
     func bodyUntilClose() async throws {
         try await TLSTestServer.withServer { server in

@@ -207,6 +207,19 @@ import Testing
         }
     }
 
+    @Test func anEncryptedKeyNeedsItsPasswordAndNeverPrompts() throws {
+        let certificate = TestCertificates.url("client.pem")
+        let key = TestCertificates.url("client-encrypted.key")
+        #expect {
+            try ClientIdentity(certificateFile: certificate, keyFile: key)
+        } throws: { error in
+            (error as? CertificateError)?.kind == .invalidKey
+        }
+        #expect(throws: CertificateError.self) { try ClientIdentity(certificateFile: certificate, keyFile: key, password: "wrong") }
+        let identity = try ClientIdentity(certificateFile: certificate, keyFile: key, password: "ferry")
+        #expect(identity.certificate.subject == "CN=Ferry Test Client,O=Ferry Test")
+    }
+
     @Test func pkcs12CarriesTheIntermediate() throws {
         let identity = try ClientIdentity(pkcs12File: TestCertificates.url("client.p12"), password: "ferry")
         #expect(identity.certificate.subject == "CN=Ferry Test Client,O=Ferry Test")

@@ -38,6 +38,10 @@ final class TLSHandshake: IOHandler {
     private var timer: TimerID?
     private var interest: IOEvents = []
     private var evaluating = false
+    /// The chain the evaluation accepted, once it has.
+    private var accepted: ServerTrust?
+    /// A hang-up during the evaluation took the socket out of epoll.
+    private var leftEpoll = false
     private var isFinished = false
 
     init(
@@ -96,7 +100,10 @@ final class TLSHandshake: IOHandler {
     func hangup() {
         // EPOLLHUP cannot be masked: while the evaluator decides, leave epoll (or the loop
         // would spin); the HTTP connection registers again and meets the EOF itself.
-        if evaluating { return loop.deregister(fd: transport.fd) }
+        if evaluating {
+            leftEpoll = true
+            return loop.deregister(fd: transport.fd)
+        }
         readable()
     }
 
@@ -115,7 +122,14 @@ final class TLSHandshake: IOHandler {
             return
         case .failed(let error):
             fail(error)
+        case .needsVerification:
+            // A full handshake: judged before the client says another word (its certificate
+            // included).
+            evaluate()
         case .complete:
+            // A resumed session brings no chain to the callback: judge the stored one now,
+            // still before any request byte.
+            if let accepted { return succeed(with: accepted) }
             evaluate()
         }
     }
@@ -145,6 +159,28 @@ final class TLSHandshake: IOHandler {
     private func trustDecided(_ refusal: ServerTrustError?, trust: ServerTrust) {
         guard completion != nil else { return }
         if let refusal { return finish(.failure(EngineError(.serverTrustRejected(refusal)))) }
+        accepted = trust
+        evaluating = false
+        guard tls.isHandshakeFinished else {
+            // Accepted in the middle of the handshake: let it finish.
+            tls.approvePeer()
+            if leftEpoll {
+                // A hang-up while the evaluator decided took the socket out of epoll.
+                leftEpoll = false
+                interest = []
+                do throws(SystemError) {
+                    try loop.register(fd: transport.fd, interest: .read, handler: self)
+                    interest = .read
+                } catch {
+                    return fail(TLSError(.handshakeFailed, detail: error.description))
+                }
+            }
+            return advance()
+        }
+        succeed(with: trust)
+    }
+
+    private func succeed(with trust: ServerTrust) {
         let facts = TLSFacts(
             protocolVersion: tls.protocolVersion ?? "TLS", cipherSuite: tls.cipherSuite ?? "",
             applicationProtocol: tls.applicationProtocol, isResumed: tls.isResumed,

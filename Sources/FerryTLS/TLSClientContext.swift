@@ -5,10 +5,11 @@ import Synchronization
 /// One OpenSSL client context (`SSL_CTX`) built from a ``TLSConfiguration``, shared by every
 /// connection made with that configuration, with its cache of resumable sessions.
 ///
-/// OpenSSL verifies nothing during the handshake here: the context installs a certificate
-/// verification callback that accepts, and the chain the server sent is judged once, after the
-/// handshake and before any request byte, as a ``ServerTrust`` (one verification path for the
-/// default rules and for pinning, and no work done twice).
+/// OpenSSL verifies nothing itself: the context's certificate verification callback suspends
+/// the handshake as soon as the server's chain has arrived (``TLSConnection/HandshakeStatus/needsVerification``),
+/// the owner judges that chain as a ``ServerTrust`` (one path for the default rules and for
+/// pinning), and the handshake goes on only once it is accepted. So a refused server never
+/// sees the client's certificate, let alone a request byte.
 package final class TLSClientContext: @unchecked Sendable {
     // Safety: the SSL_CTX is configured in init and only read afterwards (SSL_new is
     // thread-safe on a context that is no longer modified); the session cache has its own lock.
@@ -54,7 +55,14 @@ package final class TLSClientContext: @unchecked Sendable {
         // Idle pooled connections give their 34 KiB of record buffers back.
         _ = cferry_ssl_ctx_set_mode(context, cferry_ssl_mode_release_buffers())
         SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
-        SSL_CTX_set_cert_verify_callback(context, { _, _ in 1 }, nil)
+        SSL_CTX_set_cert_verify_callback(context, { storeContext, _ in
+            guard let storeContext,
+                  let raw = X509_STORE_CTX_get_ex_data(storeContext, SSL_get_ex_data_X509_STORE_CTX_idx()),
+                  let owner = SSL_get_ex_data(OpaquePointer(raw), 0) else { return 0 }
+            let connection = Unmanaged<TLSConnection>.fromOpaque(owner).takeUnretainedValue()
+            // Accepted by the owner: go on. Otherwise hand the chain to the owner first.
+            return connection.isPeerApproved ? 1 : cferry_ssl_set_retry_verify(OpaquePointer(raw))
+        }, nil)
         if !settings.applicationProtocols.isEmpty {
             var wire: [UInt8] = []
             for name in settings.applicationProtocols {

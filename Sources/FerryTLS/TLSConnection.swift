@@ -19,6 +19,10 @@ package final class TLSConnection {
         case complete
         /// Send ``pendingOutput`` and feed more ciphertext, then call again.
         case needsInput
+        /// The server's chain has arrived (``withPeerChain(_:)``): judge it, then call
+        /// ``approvePeer()`` and go on, or drop the connection. Nothing of the client's
+        /// certificate has been sent yet.
+        case needsVerification
         /// Failed; the connection is unusable.
         case failed(TLSError)
     }
@@ -47,6 +51,8 @@ package final class TLSConnection {
     private var failure: TLSError?
     /// The server asked for a client certificate, and none is configured.
     private var certificateRequestedWithoutIdentity = false
+    /// The owner accepted the server's chain; the verification callback lets the handshake on.
+    private(set) var isPeerApproved = false
 
     init(context: TLSClientContext, serverName: String, port: Int) throws(TLSError) {
         OpenSSLSupport.clearErrors()
@@ -126,7 +132,9 @@ package final class TLSConnection {
             isHandshakeComplete = true
             return .complete
         }
-        switch SSL_get_error(ssl, result) {
+        let code = SSL_get_error(ssl, result)
+        if code == cferry_ssl_error_want_retry_verify() { return .needsVerification }
+        switch code {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
             return .needsInput
         default:
@@ -140,6 +148,12 @@ package final class TLSConnection {
             failure = error
             return .failed(error)
         }
+    }
+
+    /// Accepts the server's chain after ``HandshakeStatus/needsVerification``; the next
+    /// ``handshake()`` goes on. (A resumed session brings no chain and never asks.)
+    package func approvePeer() {
+        isPeerApproved = true
     }
 
     /// Decrypts application data into `buffer`.
@@ -184,6 +198,9 @@ package final class TLSConnection {
     }
 
     // MARK: - Facts
+
+    /// The handshake has completed.
+    package var isHandshakeFinished: Bool { isHandshakeComplete }
 
     /// The negotiated version, such as `TLSv1.3`.
     package var protocolVersion: String? {

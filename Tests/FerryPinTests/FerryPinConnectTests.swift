@@ -29,7 +29,8 @@ import TestSupport
             let verify = lines.last { !$0.isEmpty } ?? ""
             #expect(verify.hasPrefix("verify: unable to get local issuer certificate"), "\(verify)")
             #expect(await waitUntil { server.connections.first?.isClosed == true })
-            #expect(server.handshakeCount == 1)
+            // ferry-pin refuses as soon as the chain arrives: the server's handshake never ends.
+            #expect(server.handshakeCount == 0)
             #expect(server.applicationBytesReceived == 0)
             #expect(server.requestCount == 0)
         }

@@ -47,6 +47,24 @@ struct SessionClientCertificateTests {
         }
     }
 
+    @Test("a server whose chain is refused never receives the client certificate",
+          arguments: [TLSServerConfiguration.Version.tls13, .tls12])
+    func identityWithheldFromARefusedServer(version: TLSServerConfiguration.Version) async throws {
+        // other-leaf.pem chains to a root the session does not trust.
+        let server = TLSServerConfiguration(serving: .otherLeaf, versions: version ... version, clientAuthentication: .optional)
+        try await TLSTestServer.withServer(server) { server in
+            let identity = try IdentityFile.pem.load()
+            let session = Session(configuration: try TLSSessionTest.configuration { $0.tlsConfiguration.clientIdentity = identity })
+            defer { session.invalidateAndCancel() }
+            let error = await networkError { try await session.data(for: NetworkRequest(url: try TLSSessionTest.url(server))) }
+            #expect(error?.code == .serverCertificateHasUnknownRoot)
+            #expect(await TLSSessionTest.allConnectionsClosed(server))
+            // The chain was judged as soon as it arrived, before the client's Certificate message.
+            #expect(server.connections.allSatisfy { !$0.presentedClientCertificate })
+            #expect(server.applicationBytesReceived == 0)
+        }
+    }
+
     /// Without an identity. In TLS 1.3 the client's handshake is complete once it has sent its
     /// (empty) Certificate and Finished: the server judges them only then, and its
     /// `certificate_required` alert (RFC 8446 §4.4.2.4, §6.2) may arrive after Ferry has written

@@ -98,7 +98,12 @@ final class MemoryTLSServer {
                     buffer.withUnsafeBytes { client.receive(UnsafeRawBufferPointer(rebasing: $0[0..<Int(count)])) }
                     moved = true
                 }
-                _ = client.handshake()
+                // Tests of the connection itself accept every chain when asked.
+                if client.handshake() == .needsVerification {
+                    client.approvePeer()
+                    _ = client.handshake()
+                    moved = true
+                }
                 if !moved { return }
             }
         }

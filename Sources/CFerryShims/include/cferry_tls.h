@@ -19,6 +19,10 @@ static inline int cferry_ssl_ctx_add1_chain_cert(SSL_CTX *ctx, X509 *x509) { ret
 static inline int cferry_ssl_set_sni(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
 /// BIO_set_mem_eof_return: what an empty memory BIO returns (-1: "retry", not end of file).
 static inline long cferry_bio_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
+/// SSL_set_retry_verify: suspend the handshake from the certificate verification callback.
+static inline int cferry_ssl_set_retry_verify(SSL *ssl) { return SSL_set_retry_verify(ssl); }
+/// SSL_ERROR_WANT_RETRY_VERIFY.
+static inline int cferry_ssl_error_want_retry_verify(void) { return SSL_ERROR_WANT_RETRY_VERIFY; }
 /// ERR_GET_LIB of an error-queue code.
 static inline int cferry_err_get_lib(unsigned long code) { return ERR_GET_LIB(code); }
 

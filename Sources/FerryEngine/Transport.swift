@@ -189,10 +189,16 @@ final class Transport {
     /// stray bytes both make it unusable). For TLS, records that carry no data (a late session
     /// ticket) are consumed; a close_notify or any data makes it unusable.
     var isIdleAlive: Bool {
+        if deferredEnd != nil { return false }
         var byte: UInt8 = 0
         let peeked = recv(socket.fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        if peeked < 0 { return errno == EAGAIN || errno == EWOULDBLOCK }
-        guard peeked > 0, tls != nil else { return false }
+        if peeked < 0 {
+            let quiet = errno == EAGAIN || errno == EWOULDBLOCK
+            // The socket is quiet, but TLS may already hold a close_notify it read earlier.
+            guard quiet, tls?.hasBufferedInput == true else { return quiet }
+        } else if peeked == 0 || tls == nil {
+            return false
+        }
         var scratch: UInt8 = 0
         let outcome = try? withUnsafeMutableBytes(of: &scratch) { buffer throws(TransportFailure) in try read(into: buffer) }
         return outcome == .wouldBlock

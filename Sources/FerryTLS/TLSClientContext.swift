@@ -54,6 +54,8 @@ package final class TLSClientContext: @unchecked Sendable {
         }
         // Idle pooled connections give their 34 KiB of record buffers back.
         _ = cferry_ssl_ctx_set_mode(context, cferry_ssl_mode_release_buffers())
+        // A TLS 1.2 renegotiation would bring a new server certificate no evaluator has seen.
+        cferry_ssl_ctx_no_renegotiation(context)
         SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         SSL_CTX_set_cert_verify_callback(context, { storeContext, _ in
             guard let storeContext,

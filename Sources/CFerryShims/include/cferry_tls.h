@@ -9,6 +9,8 @@
 static inline int cferry_ssl_ctx_set_min_proto(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_min_proto_version(ctx, version); }
 /// SSL_CTX_set_max_proto_version.
 static inline int cferry_ssl_ctx_set_max_proto(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_max_proto_version(ctx, version); }
+/// SSL_OP_NO_RENEGOTIATION, set on a context.
+static inline void cferry_ssl_ctx_no_renegotiation(SSL_CTX *ctx) { SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION); }
 /// SSL_CTX_set_mode.
 static inline long cferry_ssl_ctx_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
 /// SSL_CTX_set_session_cache_mode.

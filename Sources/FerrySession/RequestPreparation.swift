@@ -52,7 +52,10 @@ enum RequestPreparation {
             connectTimeout: configuration.timeoutIntervalForConnect,
             idleTimeout: request.timeoutInterval ?? configuration.timeoutIntervalForRequest,
             totalTimeout: configuration.timeoutIntervalForResource)
-        exchange.connectHost = configuration.resolvedAddresses[bareHost.lowercased()]
+        // The key's host is already lower-cased; most sessions have no entries at all.
+        if !configuration.resolvedAddresses.isEmpty {
+            exchange.connectHost = configuration.resolvedAddresses[exchange.key.host]
+        }
         return exchange
     }
 

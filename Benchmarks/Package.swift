@@ -36,6 +36,8 @@ let package = Package(
         .executableTarget(name: "bench-urlsession", dependencies: ["BenchSupport", "CBenchShims"]),
         // Runs the clients (and curl) as child processes and measures them with wait4.
         .executableTarget(name: "bench-driver", dependencies: ["BenchSupport", "CBenchShims"]),
+        // A C launcher between the driver and each client, so a client's peak RSS is its own.
+        .executableTarget(name: "bench-launch"),
     ],
     swiftLanguageModes: [.v6]
 )

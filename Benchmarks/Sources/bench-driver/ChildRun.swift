@@ -2,8 +2,12 @@ import BenchSupport
 import Dispatch
 import Glibc
 
-/// One client process, started with posix_spawn and measured by the kernel: wait4's rusage
-/// gives its user and system CPU and peak RSS; the wall time is taken around it here.
+/// One client process, measured by the kernel: wait4's rusage gives its user and system CPU and
+/// peak RSS; the wall time is taken around it here.
+///
+/// The client runs under `bench-launch` (started with posix_spawn), which forks it and reports
+/// its rusage: a process spawned straight from this driver would inherit the driver's own peak
+/// RSS in its `ru_maxrss` (see Sources/bench-launch/main.c).
 struct ChildRun: Sendable {
     /// What the kernel reported for one finished child.
     struct Outcome: Sendable {
@@ -16,6 +20,8 @@ struct ChildRun: Sendable {
         var maxRSSKiB: Int
     }
 
+    /// The `bench-launch` binary.
+    let launcher: String
     let argv: [String]
     let environment: [String: String]
     let stdoutPath: String
@@ -45,11 +51,14 @@ struct ChildRun: Sendable {
         merged.merge(environment) { _, new in new }
         let envStrings = merged.map { "\($0.key)=\($0.value)" }
 
+        let reportPath = stdoutPath + ".rusage"
+        unlink(reportPath)
+        let launched = [launcher, reportPath] + argv
         let start = monotonicSeconds()
         var pid: pid_t = 0
-        let spawned = withCStrings(argv) { cArgv in
+        let spawned = withCStrings(launched) { cArgv in
             withCStrings(envStrings) { cEnv in
-                posix_spawnp(&pid, argv[0], &actions, nil, cArgv, cEnv)
+                posix_spawn(&pid, launcher, &actions, nil, cArgv, cEnv)
             }
         }
         guard spawned == 0 else {
@@ -75,21 +84,35 @@ struct ChildRun: Sendable {
         queue.sync {} // a handler already running has finished
 
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-        let exited = (status & 0x7f) == 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        defer { unlink(reportPath) }
+        guard let report = readFile(reportPath), let fields = Self.parse(report) else {
+            if fired.isSet {
+                return Outcome(exitCode: -1, signal: SIGKILL, timedOut: true, userSeconds: 0, systemSeconds: 0,
+                               wallSeconds: wall, maxRSSKiB: 0)
+            }
+            throw BenchError("bench-launch reported nothing for \(argv[0]) (status \(status))")
+        }
         return Outcome(
-            exitCode: exited ? (status >> 8) & 0xff : -1,
-            signal: exited ? 0 : status & 0x7f,
+            exitCode: Int32(fields["exit"] ?? -1),
+            signal: Int32(fields["signal"] ?? 0),
             timedOut: fired.isSet,
-            userSeconds: seconds(usage.ru_utime),
-            systemSeconds: seconds(usage.ru_stime),
+            userSeconds: Double(fields["utime_us"] ?? 0) / 1_000_000,
+            systemSeconds: Double(fields["stime_us"] ?? 0) / 1_000_000,
             wallSeconds: wall,
-            maxRSSKiB: usage.ru_maxrss)
+            maxRSSKiB: fields["maxrss_kib"] ?? 0)
     }
 
-    private func seconds(_ time: timeval) -> Double {
-        Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000
+    /// Parses bench-launch's `key=value` line; nil unless every field is there.
+    static func parse(_ report: String) -> [String: Int]? {
+        var fields: [String: Int] = [:]
+        for pair in report.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let value = Int(parts[1]) else { return nil }
+            fields[String(parts[0])] = value
+        }
+        let keys = ["exit", "signal", "utime_us", "stime_us", "maxrss_kib"]
+        return keys.allSatisfy { fields[$0] != nil } ? fields : nil
     }
 }
 

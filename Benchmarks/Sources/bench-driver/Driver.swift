@@ -109,7 +109,7 @@ struct Driver {
             url: "\(scheme)://127.0.0.1:\(port)/\(workload.file)", caFile: options.caFile,
             downloadPath: "\(base).download", scratchPath: "\(base).curlrc")
         let (argv, environment) = try client.command(workload, context)
-        let child = ChildRun(argv: argv, environment: environment, stdoutPath: "\(base).out",
+        let child = ChildRun(launcher: "\(options.binDirectory)/bench-launch", argv: argv, environment: environment, stdoutPath: "\(base).out",
                              stderrPath: "\(base).err", timeoutSeconds: timeoutSeconds)
         defer {
             unlink(context.downloadPath)

@@ -127,9 +127,15 @@ final class TLSHandshake: IOHandler {
             // included).
             evaluate()
         case .complete:
-            // A resumed session brings no chain to the callback: judge the stored one now,
-            // still before any request byte.
             if let accepted { return succeed(with: accepted) }
+            // A resumed session brings no chain to the callback. The default rules approved
+            // its chain when the session was made; within its validity that verdict stands.
+            if check == nil, let approval = tls.resumedSessionApproval, approval.holds() {
+                accepted = approval.trust
+                tls.defaultTrustApproval = approval
+                return succeed(with: approval.trust)
+            }
+            // Otherwise judge the stored chain now, still before any request byte.
             evaluate()
         }
     }
@@ -160,6 +166,8 @@ final class TLSHandshake: IOHandler {
         guard completion != nil else { return }
         if let refusal { return finish(.failure(EngineError(.serverTrustRejected(refusal)))) }
         accepted = trust
+        // Sessions this connection brings home carry the default rules' verdict (see above).
+        if check == nil { tls.defaultTrustApproval = DefaultTrustApproval(trust) }
         evaluating = false
         guard tls.isHandshakeFinished else {
             // Accepted in the middle of the handshake: let it finish.

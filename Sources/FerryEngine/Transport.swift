@@ -14,11 +14,13 @@ enum TransportFailure: Error {
 
 /// The byte stream an HTTP/1.1 connection runs over: the socket itself, or TLS on it.
 ///
-/// For TLS, ciphertext moves through two buffers of this object and the ``TLSConnection``'s
-/// memory BIOs: `read` decrypts what the socket has into the caller's buffer, `writev`
-/// encrypts at most ``maxPlaintextPerWrite`` bytes and sends what the socket takes; what it
-/// does not take waits in ``hasPendingOutput`` and goes first on the next write or `flush`.
-/// Confined to the connection's loop.
+/// For TLS, the handshake's ciphertext moves through ``receiveCiphertext()`` and the
+/// ``TLSConnection``'s memory BIO. Once the handshake is over and that BIO is empty, OpenSSL
+/// reads the socket itself (a record buffer per read(2), decrypted straight into the caller's
+/// buffer), which saves two copies of every byte received. Output always goes through a
+/// memory BIO: `writev` encrypts at most ``maxPlaintextPerWrite`` bytes and sends what the
+/// socket takes; what it does not take waits in ``hasPendingOutput`` and goes first on the next
+/// write or `flush`. Confined to the connection's loop.
 final class Transport {
     /// Plaintext encrypted per `writev` call, so a large body never sits in memory twice.
     static let maxPlaintextPerWrite = 64 * 1024
@@ -57,7 +59,7 @@ final class Transport {
     /// - Returns: `.processed(0)` at the end of the stream (EOF, or TLS close_notify),
     ///   `.wouldBlock` when nothing is available yet.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(TransportFailure) -> IOResult<Int> {
-        guard let tls, let cipherIn else {
+        guard let tls else {
             do throws(SystemError) {
                 return try socket.read(into: buffer)
             } catch {
@@ -68,6 +70,11 @@ final class Transport {
         case .success?: return .processed(0)
         case .failure(let failure)?: throw failure
         case nil: break
+        }
+        if !tls.readsSocket, tls.readFromSocket(socket.fd), let cipherIn {
+            // The handshake's input buffer is no longer needed.
+            cipherIn.deallocate()
+            self.cipherIn = nil
         }
         var filled = 0
         while filled < buffer.count {
@@ -81,9 +88,16 @@ final class Transport {
                 guard filled > 0 else { throw .tls(error) }
                 deferredEnd = .failure(.tls(error))
                 return .processed(filled)
+            case .socketFailed(let code):
+                let error = SystemError(errno: code, syscall: "read")
+                guard filled > 0 else { throw .system(error) }
+                deferredEnd = .failure(.system(error))
+                return .processed(filled)
             case .needsInput:
                 // OpenSSL may want to answer (a key update): send that before waiting.
                 _ = try flush()
+                // OpenSSL read the socket dry itself.
+                guard let cipherIn else { return filled > 0 ? .processed(filled) : .wouldBlock }
                 let result: IOResult<Int>
                 do throws(SystemError) {
                     result = try socket.read(into: cipherIn)

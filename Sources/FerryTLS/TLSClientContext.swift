@@ -17,6 +17,10 @@ package final class TLSClientContext: @unchecked Sendable {
     package let configuration: TLSConfiguration
     let context: OpaquePointer
     let sessions: TLSSessionCache
+    /// The record buffer of each connection while it reads: sixteen full records (16 KiB plus
+    /// overhead each), so a read(2) takes about what a plain HTTP read does. Idle connections
+    /// give it back (SSL_MODE_RELEASE_BUFFERS).
+    static let readBufferLength = 16 * (16 * 1024 + 512)
 
     /// Builds the context.
     /// - Throws: ``TLSError/Kind-swift.struct/invalidConfiguration`` when OpenSSL refuses a
@@ -54,6 +58,9 @@ package final class TLSClientContext: @unchecked Sendable {
         }
         // Idle pooled connections give their 34 KiB of record buffers back.
         _ = cferry_ssl_ctx_set_mode(context, cferry_ssl_mode_release_buffers())
+        // Room for several records, so a connection reading its socket with read-ahead
+        // (TLSConnection.readFromSocket) takes up to this much per read(2).
+        SSL_CTX_set_default_read_buffer_len(context, Self.readBufferLength)
         // A TLS 1.2 renegotiation would bring a new server certificate no evaluator has seen.
         cferry_ssl_ctx_no_renegotiation(context)
         SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
@@ -121,6 +128,8 @@ final class TLSSessionCache: Sendable {
     /// and OpenSSL's reference counts are atomic, so the pointer may cross threads.
     private struct Session: @unchecked Sendable {
         let pointer: OpaquePointer
+        /// The default rules' verdict on the chain of the handshake that made the session.
+        let approval: DefaultTrustApproval?
     }
 
     private struct Entries: Sendable {
@@ -141,9 +150,10 @@ final class TLSSessionCache: Sendable {
         }
     }
 
-    /// Stores `session` (taking over its reference) under `key`, replacing an older one.
-    func store(_ session: OpaquePointer, for key: String) {
-        let new = Session(pointer: session)
+    /// Stores `session` (taking over its reference) under `key`, replacing an older one, with
+    /// the default rules' approval of its chain, if they approved it.
+    func store(_ session: OpaquePointer, for key: String, approval: DefaultTrustApproval?) {
+        let new = Session(pointer: session, approval: approval)
         let evicted: [Session] = entries.withLock { entries in
             var freed: [Session] = []
             if let old = entries.sessions.updateValue(new, forKey: key) {
@@ -160,9 +170,13 @@ final class TLSSessionCache: Sendable {
         evicted.forEach { SSL_SESSION_free($0.pointer) }
     }
 
-    /// Runs `body` with the cached session for `key` (valid only inside `body`), if any.
-    func withSession(for key: String, _ body: (OpaquePointer?) -> Void) {
-        entries.withLock { entries in body(entries.sessions[key]?.pointer) }
+    /// Runs `body` with the cached session for `key` (valid only inside `body`) and its
+    /// approval, if any.
+    func withSession(for key: String, _ body: (OpaquePointer?, DefaultTrustApproval?) -> Void) {
+        entries.withLock { entries in
+            let session = entries.sessions[key]
+            body(session?.pointer, session?.approval)
+        }
     }
 
     /// Forgets the session for `key` (the handshake that tried it failed).

@@ -4,12 +4,15 @@ import Glibc
 import CFerryShims
 import COpenSSL
 
-/// The client side of one TLS connection, over memory BIOs: it never touches a socket.
+/// The client side of one TLS connection, over memory BIOs: it never touches a socket unless
+/// told to read from one.
 ///
 /// The owner moves bytes: ciphertext read from the network goes in with ``receive(_:)``,
 /// ciphertext to send comes out with ``takeOutput(into:)``. In between, ``handshake()``,
 /// ``read(into:)`` and ``write(_:)`` work on plaintext and say when they need more input, so
-/// the same object runs over a socket, through a proxy tunnel, or in a memory test.
+/// the same object runs over a socket, through a proxy tunnel, or in a memory test. Once the
+/// handshake is over, an owner on a plain socket may hand input over to OpenSSL with
+/// ``readFromSocket(_:)``, which saves two copies of every byte received.
 ///
 /// Not thread-safe: confined to one thread (an event loop) at a time.
 package final class TLSConnection {
@@ -37,13 +40,16 @@ package final class TLSConnection {
         case closed
         /// A record could not be processed (or the server sent a fatal alert).
         case failed(TLSError)
+        /// Reading the socket (``readFromSocket(_:)``) failed with this `errno`.
+        case socketFailed(Int32)
     }
 
     /// The name sent as SNI and used for the session cache (DNS name or IP literal).
     package let serverName: String
     private let context: TLSClientContext
     private let ssl: OpaquePointer
-    private let inbound: OpaquePointer
+    /// The input memory BIO; OpenSSL frees it when ``readFromSocket(_:)`` replaces it.
+    private var inbound: OpaquePointer?
     private let outbound: OpaquePointer
     private let cacheKey: String
     private var isHandshakeComplete = false
@@ -53,6 +59,10 @@ package final class TLSConnection {
     private var certificateRequestedWithoutIdentity = false
     /// The owner accepted the server's chain; the verification callback lets the handshake on.
     private(set) var isPeerApproved = false
+    /// The default rules' approval of this connection's chain, set by the owner; sessions the
+    /// server issues on this connection carry it.
+    package var defaultTrustApproval: DefaultTrustApproval?
+    private var offeredSessionApproval: DefaultTrustApproval?
 
     init(context: TLSClientContext, serverName: String, port: Int) throws(TLSError) {
         OpenSSLSupport.clearErrors()
@@ -82,8 +92,9 @@ package final class TLSConnection {
         // with it, so the unretained pointer never outlives it.
         SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(self).toOpaque())
         if context.configuration.resumesSessions {
-            context.sessions.withSession(for: cacheKey) { session in
-                if let session { _ = SSL_set_session(ssl, session) }
+            context.sessions.withSession(for: cacheKey) { session, approval in
+                guard let session, SSL_set_session(ssl, session) == 1 else { return }
+                offeredSessionApproval = approval
             }
         }
     }
@@ -96,6 +107,7 @@ package final class TLSConnection {
 
     /// Hands ciphertext read from the network to OpenSSL.
     package func receive(_ ciphertext: UnsafeRawBufferPointer) {
+        guard let inbound else { preconditionFailure("receive(_:) after readFromSocket(_:)") }
         var offset = 0
         while offset < ciphertext.count {
             let chunk = Int32(clamping: ciphertext.count - offset)
@@ -107,7 +119,29 @@ package final class TLSConnection {
     }
 
     /// Ciphertext received but not yet decrypted, or plaintext decrypted but not yet read.
-    package var hasBufferedInput: Bool { BIO_ctrl_pending(inbound) > 0 || SSL_pending(ssl) > 0 }
+    package var hasBufferedInput: Bool {
+        if let inbound, BIO_ctrl_pending(inbound) > 0 { return true }
+        return SSL_has_pending(ssl) == 1
+    }
+
+    /// OpenSSL reads the socket itself (``readFromSocket(_:)`` took effect).
+    package var readsSocket: Bool { inbound == nil }
+
+    /// From now on OpenSSL reads ciphertext straight from `fd` (which stays the caller's),
+    /// a whole record buffer per read(2), instead of being fed by ``receive(_:)``. Takes
+    /// effect only after the handshake and once every byte already received was consumed.
+    /// - Returns: Whether OpenSSL now reads the socket.
+    @discardableResult
+    package func readFromSocket(_ fd: Int32) -> Bool {
+        guard let inbound else { return true }
+        guard isHandshakeComplete, failure == nil, BIO_ctrl_pending(inbound) == 0 else { return false }
+        guard cferry_ssl_read_from_socket(ssl, fd) == 1 else {
+            OpenSSLSupport.clearErrors()
+            return false
+        }
+        self.inbound = nil
+        return true
+    }
 
     /// Ciphertext waiting to be sent, in bytes.
     package var pendingOutput: Int { Int(BIO_ctrl_pending(outbound)) }
@@ -162,12 +196,16 @@ package final class TLSConnection {
         if let failure { return .failed(failure) }
         OpenSSLSupport.clearErrors()
         var count = 0
+        errno = 0
         if SSL_read_ex(ssl, base, buffer.count, &count) == 1 { return .bytes(count) }
+        let systemErrno = errno
         switch SSL_get_error(ssl, 0) {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
             return .needsInput
         case SSL_ERROR_ZERO_RETURN:
             return .closed
+        case SSL_ERROR_SYSCALL where readsSocket && systemErrno != 0 && ERR_peek_error() == 0:
+            return .socketFailed(systemErrno)
         default:
             let error = Self.classify(during: false)
             failure = error
@@ -226,6 +264,12 @@ package final class TLSConnection {
     /// True when the handshake resumed an earlier session (no certificate exchange).
     package var isResumed: Bool { SSL_session_reused(ssl) == 1 }
 
+    /// The default rules' approval of the chain of the session this connection resumed, when
+    /// they approved it (nil before the handshake, or when it made a new session).
+    package var resumedSessionApproval: DefaultTrustApproval? {
+        isHandshakeComplete && isResumed ? offeredSessionApproval : nil
+    }
+
     /// Runs `body` with the server's chain as sent, leaf first (`STACK_OF(X509)*`, borrowed),
     /// or nil before the handshake. A resumed session keeps the chain of its first handshake.
     package func withPeerChain<R, E: Error>(_ body: (OpaquePointer?) throws(E) -> R) throws(E) -> R {
@@ -242,7 +286,7 @@ package final class TLSConnection {
     /// OpenSSL issued a resumable session (after the handshake in TLS 1.2, in a post-handshake
     /// message in TLS 1.3); the cache takes over OpenSSL's reference.
     func sessionIssued(_ session: OpaquePointer) {
-        context.sessions.store(session, for: cacheKey)
+        context.sessions.store(session, for: cacheKey, approval: defaultTrustApproval)
     }
 
     /// The error on OpenSSL's queue, sorted into a kind. Alerts from the server about our

@@ -3,6 +3,7 @@
 // protocol versions, session resumption on a new connection, and keep-alive reuse.
 import Foundation
 import FerryTLS
+import Synchronization
 import Testing
 import TestSupport
 
@@ -189,7 +190,7 @@ struct SessionTLSTests {
                 #expect(!fetched.metrics.isReusedConnection)
                 #expect(fetched.metrics.negotiatedTLSProtocolVersion == version)
                 #expect(fetched.metrics.secureConnectionEnd != nil)
-                // A resumed session keeps its first chain, which is judged again.
+                // A resumed session keeps its first chain; the verdict on it stands.
                 #expect(fetched.metrics.serverCertificateVerifyResult == 0)
             }
             #expect(!first.metrics.isTLSSessionResumed)
@@ -197,6 +198,46 @@ struct SessionTLSTests {
             #expect(second.connection?.isTLSSessionResumed == resumption.resumesSessions)
             #expect(server.connectionCount == 2)
             #expect(server.handshakeCount == 2)
+        }
+    }
+
+    @Test("resumed sessions chain on: a session issued on a resumed connection resumes too",
+          arguments: [TLSServerConfiguration.Version.tls13, .tls12])
+    func resumptionCarriesOn(version: TLSServerConfiguration.Version) async throws {
+        try await TLSTestServer.withServer(TLSServerConfiguration(versions: version ... version)) { server in
+            let session = Session(configuration: try TLSSessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let url = try TLSSessionTest.url(server)
+            var resumed: [Bool] = []
+            for _ in 0..<3 {
+                let fetched = try await session.fetch(url, headers: ["Connection": "close"])
+                #expect(fetched.response.statusCode == 200)
+                // The default rules' verdict on the first chain stands for the resumed ones.
+                #expect(fetched.metrics.serverCertificateVerifyResult == 0)
+                resumed.append(fetched.metrics.isTLSSessionResumed)
+            }
+            #expect(resumed == [false, true, true])
+            #expect(server.handshakeCount == 3)
+        }
+    }
+
+    @Test("a session's evaluator is asked again on every resumed connection")
+    func evaluatorIsAskedOnEveryResumedConnection() async throws {
+        try await TLSTestServer.withServer { server in
+            let evaluator = CountingEvaluator()
+            let session = Session(configuration: try TLSSessionTest.configuration {
+                $0.serverTrustEvaluator = evaluator
+            })
+            defer { session.invalidateAndCancel() }
+            let url = try TLSSessionTest.url(server)
+            var resumed: [Bool] = []
+            for _ in 0..<3 {
+                let fetched = try await session.fetch(url, headers: ["Connection": "close"])
+                #expect(fetched.response.statusCode == 200)
+                resumed.append(fetched.metrics.isTLSSessionResumed)
+            }
+            #expect(resumed == [false, true, true])
+            #expect(evaluator.count == 3)
         }
     }
 
@@ -246,5 +287,16 @@ struct SessionTLSTests {
             #expect(server.connectionCount == 2)
             #expect(server.requestCount == 2)
         }
+    }
+}
+
+/// Accepts what the default rules accept, counting the chains it was asked about.
+private final class CountingEvaluator: ServerTrustEvaluating {
+    private let calls = Mutex(0)
+    var count: Int { calls.withLock { $0 } }
+
+    func evaluate(_ trust: ServerTrust, forDomain domain: String) throws(ServerTrustError) {
+        calls.withLock { $0 += 1 }
+        try DefaultTrustEvaluator().evaluate(trust, forDomain: domain)
     }
 }

@@ -28,6 +28,20 @@ static inline int cferry_ssl_error_want_retry_verify(void) { return SSL_ERROR_WA
 /// ERR_GET_LIB of an error-queue code.
 static inline int cferry_err_get_lib(unsigned long code) { return ERR_GET_LIB(code); }
 
+/// Makes the connection read its ciphertext straight from the socket `fd` (a BIO that does not
+/// own it) instead of its memory BIO, which SSL_set0_rbio frees: call only when that holds
+/// nothing. Read-ahead lets one read(2) fill the whole record buffer, and an EOF without
+/// close_notify reads as an end (SSL_ERROR_ZERO_RETURN), as the socket's own EOF did before:
+/// HTTP's framing decides whether the body was complete. Returns 1, or 0 when out of memory.
+static inline int cferry_ssl_read_from_socket(SSL *ssl, int fd) {
+    BIO *bio = BIO_new_socket(fd, BIO_NOCLOSE);
+    if (bio == NULL) return 0;
+    SSL_set0_rbio(ssl, bio);
+    SSL_set_read_ahead(ssl, 1);
+    SSL_set_options(ssl, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    return 1;
+}
+
 /// The modes and constants Swift cannot see as plain values.
 static inline long cferry_ssl_mode_release_buffers(void) { return SSL_MODE_RELEASE_BUFFERS; }
 static inline long cferry_ssl_sess_cache_client_external(void) { return SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE; }

@@ -122,7 +122,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         return OpenSSLSupport.printed { bio in X509_NAME_print_ex(bio, name, 0, cferry_xn_flag_rfc2253()) }
     }
 
-    private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+    static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
         guard let time else { return nil }
         var parts = tm()
         guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }

@@ -17,12 +17,11 @@ package struct DefaultTrustApproval: Sendable {
 
     /// The approval of `trust`, or nil when the default rules refuse it.
     package init?(_ trust: ServerTrust) {
-        guard trust.isTrustedByDefault else { return nil }
-        let path = trust.verification(policy: .tlsServer(host: trust.host), anchors: nil).chain
-        guard !path.isEmpty else { return nil }
+        // Read off the OpenSSL objects of the built path: no certificate is parsed again.
+        guard let validity = trust.defaultPathValidity else { return nil }
         self.trust = trust
-        validFrom = path.map(\.notValidBefore).max()!
-        validUntil = path.map(\.notValidAfter).min()!
+        validFrom = validity.from
+        validUntil = validity.until
     }
 
     /// The verdict still holds at `date`: every certificate of the path is valid then.

@@ -1,3 +1,4 @@
+import Foundation
 import CFerryShims
 import COpenSSL
 
@@ -78,6 +79,13 @@ public struct ServerTrust: Sendable {
         let outcome = Self.verify(chain, store: trustStore, anchors: nil, policy: .tlsServer(host: host))
         self.defaultEvaluationFailure = outcome.failure
         self.defaultBuiltChain = outcome.builtChain
+    }
+
+    /// When the default evaluation's verdict holds: the overlap of the validity periods of the
+    /// path it built (nil when it refused the chain).
+    var defaultPathValidity: (from: Date, until: Date)? {
+        guard defaultEvaluationFailure == nil else { return nil }
+        return defaultBuiltChain?.validityOverlap
     }
 
     /// Evaluates the chain against ``trustStore``, at the current time.

@@ -1,5 +1,6 @@
 import CFerryShims
 import COpenSSL
+import Foundation
 
 /// A list of OpenSSL `X509` objects, leaf first, held as one `STACK_OF(X509)` that owns a
 /// reference to each certificate; everything is freed in `deinit`.
@@ -42,6 +43,21 @@ final class X509Chain: @unchecked Sendable {
             X509_free(OpaquePointer(x509))
         }
         OPENSSL_sk_free(stack)
+    }
+
+    /// When every certificate of the chain is valid: the latest start to the earliest end of
+    /// their validity periods. Nil for an empty chain or an unreadable date.
+    var validityOverlap: (from: Date, until: Date)? {
+        var from = Date.distantPast
+        var until = Date.distantFuture
+        for index in 0..<count {
+            guard let x509 = self[index],
+                  let start = Certificate.date(X509_get0_notBefore(x509)),
+                  let end = Certificate.date(X509_get0_notAfter(x509)) else { return nil }
+            from = max(from, start)
+            until = min(until, end)
+        }
+        return count > 0 ? (from, until) : nil
     }
 
     /// How many certificates the chain holds.

@@ -183,6 +183,27 @@ final class Exchange {
     /// decoded bytes (bounded by `decodeSliceSize × maxExpansionRatio`), never a whole read's.
     static let decodeSliceSize = 4 * 1024
 
+    /// The consumer takes body bytes as arrays it keeps, and nothing needs decoding: the
+    /// connection may read body bytes straight into such an array (``receivedBody(owned:)``),
+    /// which saves copying every byte.
+    var acceptsOwnedBody: Bool {
+        decoder == nil && (delegate?.prefersOwnedBodyChunks ?? false)
+    }
+
+    /// Body bytes arrived, read straight into `chunk` (see ``acceptsOwnedBody``).
+    /// - Returns: The consumer's demand; the chunk is always taken whole.
+    func receivedBody(owned chunk: [UInt8]) throws(EngineError) -> BodyDemand {
+        guard !chunk.isEmpty else { return .more }
+        metrics.responseBodyBytes += Int64(chunk.count)
+        metrics.responseBodyBytesDelivered += Int64(chunk.count)
+        if let limit = request.maximumBodySize, metrics.responseBodyBytesDelivered > limit {
+            throw EngineError(.bodyTooLarge(limit: limit))
+        }
+        let demand = delegate?.exchangeDidReceiveBody(owned: chunk) ?? .more
+        if case .stop(let error) = demand { throw error }
+        return demand
+    }
+
     /// Body bytes arrived, as framed on the wire (not yet decoded).
     /// - Returns: The consumer's demand, and how many of `bytes` were used: all of them unless
     ///   the consumer paused while they were being decoded; the rest must be offered again.

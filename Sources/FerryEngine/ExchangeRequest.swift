@@ -106,10 +106,27 @@ package protocol ExchangeDelegate: AnyObject {
     /// Body bytes arrived (decoded when content decoding is on). The buffer is valid only
     /// during the call.
     func exchangeDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDemand
+    /// The delegate keeps body bytes as arrays of its own (a stream to a consumer), so the
+    /// connection may read them straight into one and hand it over with
+    /// ``exchangeDidReceiveBody(owned:)``. False unless implemented.
+    var prefersOwnedBodyChunks: Bool { get }
+    /// Body bytes arrived in an array the delegate now owns (only when
+    /// ``prefersOwnedBodyChunks`` and nothing is decoded).
+    func exchangeDidReceiveBody(owned chunk: [UInt8]) -> BodyDemand
     /// The exchange completed.
     func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics)
     /// The exchange failed.
     func exchangeDidFail(_ error: EngineError, metrics: ExchangeMetrics)
+}
+
+extension ExchangeDelegate {
+    /// Body bytes come through ``exchangeDidReceiveBody(_:)`` only.
+    package var prefersOwnedBodyChunks: Bool { false }
+
+    /// Hands the chunk's bytes to ``exchangeDidReceiveBody(_:)``.
+    package func exchangeDidReceiveBody(owned chunk: [UInt8]) -> BodyDemand {
+        chunk.withUnsafeBytes { exchangeDidReceiveBody($0) }
+    }
 }
 
 /// The connection an exchange used.

@@ -134,6 +134,10 @@ final class HTTP1Connection: IOHandler {
         // keep reading while it does (a full buffer each time) and nobody paused.
         repeat {
             guard !isClosed, !readingPaused else { return }
+            if let exchange, let size = directBodyReadSize(for: exchange) {
+                readBodyDirectly(size, for: exchange)
+                continue
+            }
             let result: IOResult<Int>
             do throws(TransportFailure) {
                 result = try transport.read(into: readBuffer)
@@ -260,6 +264,61 @@ final class HTTP1Connection: IOHandler {
                 run(machine.responseEnded(allowReuse: index == input.count))
                 return
             }
+        }
+    }
+
+    /// Body bytes smaller than this go through the read buffer: a fresh array per read is
+    /// worth it only for large slices.
+    static let directBodyReadMinimum = 16 * 1024
+
+    /// How many bytes to read straight into an array for the consumer, if that is the next
+    /// step: the exchange takes owned chunks, nothing read waits to be parsed, and the framing
+    /// says at least ``directBodyReadMinimum`` body bytes come next.
+    private func directBodyReadSize(for exchange: Exchange) -> Int? {
+        guard pending == nil, pendingBody == nil, exchange.acceptsOwnedBody else { return nil }
+        let expected = parser.bodyBytesReadableDirectly
+        guard expected >= Self.directBodyReadMinimum else { return nil }
+        return Int(min(expected, Int64(Self.readBufferSize)))
+    }
+
+    /// Reads up to `size` body bytes straight into a new array and hands it to the exchange,
+    /// sparing the copy out of the read buffer (for TLS, OpenSSL decrypts straight into it).
+    private func readBodyDirectly(_ size: Int, for exchange: Exchange) {
+        var outcome: Result<IOResult<Int>, TransportFailure> = .success(.wouldBlock)
+        let chunk = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            do throws(TransportFailure) {
+                let result = try transport.read(into: UnsafeMutableRawBufferPointer(buffer))
+                outcome = .success(result)
+                if case .processed(let count) = result { initialized = count }
+            } catch {
+                outcome = .failure(error)
+            }
+        }
+        switch outcome {
+        case .failure(let error):
+            return transportFailed(error, whileReading: true)
+        case .success(.wouldBlock):
+            return
+        case .success(.processed(0)):
+            return endOfInput()
+        case .success(.processed(let count)):
+            lastActivity = .now()
+            parser.bodyBytesReadDirectly(count)
+            let demand: BodyDemand
+            do throws(EngineError) {
+                demand = try exchange.receivedBody(owned: chunk)
+            } catch {
+                return run(machine.exchangeFailed(error))
+            }
+            // The bytes may have completed the body (or a chunk): the parser says what follows
+            // from no new input, now or, after a pause, when the consumer resumes.
+            if case .pause = demand {
+                readingPaused = true
+                setInterest(interest.subtracting(.read))
+                pending = 0..<0
+                return
+            }
+            process(0..<0)
         }
     }
 

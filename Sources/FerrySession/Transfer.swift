@@ -126,6 +126,17 @@ final class Transfer: ExchangeDelegate, @unchecked Sendable {
         }
     }
 
+    /// A stream hands arrays to its consumer, so the engine may read body bytes into one.
+    var prefersOwnedBodyChunks: Bool {
+        if case .stream = sink { return true }
+        return false
+    }
+
+    func exchangeDidReceiveBody(owned chunk: [UInt8]) -> BodyDemand {
+        guard case .stream(let buffer, _) = sink else { return chunk.withUnsafeBytes { exchangeDidReceiveBody($0) } }
+        return buffer.append(chunk) ? .more : .pause
+    }
+
     func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics) {
         let taskMetrics = makeMetrics(metrics)
         guard let response else {

@@ -159,6 +159,33 @@ package struct ResponseParser: Sendable {
         }
     }
 
+    /// How many of the next bytes on the connection are body data for sure (the rest of a
+    /// Content-Length body or of a chunk; `Int64.max` for a body that runs until the connection
+    /// closes), or 0 when the next bytes are not plain body data. Up to this many may be read
+    /// straight into a consumer's buffer, past the parser, and then reported with
+    /// ``bodyBytesReadDirectly(_:)``.
+    package var bodyBytesReadableDirectly: Int64 {
+        switch state {
+        case .fixedBody(let remaining), .chunkData(let remaining): remaining
+        case .untilClose: .max
+        default: 0
+        }
+    }
+
+    /// Counts `count` body bytes that were read past the parser (at most
+    /// ``bodyBytesReadableDirectly``), as if parsed: a body or chunk they complete moves on to
+    /// its end, which the next ``parse(_:from:)`` reports (with empty input if need be).
+    package mutating func bodyBytesReadDirectly(_ count: Int) {
+        let taken = Int64(count)
+        precondition(taken >= 0 && taken <= bodyBytesReadableDirectly, "more body bytes than the framing allows")
+        consumed &+= count
+        switch state {
+        case .fixedBody(let remaining): state = remaining == taken ? .endPending : .fixedBody(remaining: remaining - taken)
+        case .chunkData(let remaining): state = remaining == taken ? .chunkDataCR : .chunkData(remaining: remaining - taken)
+        default: break
+        }
+    }
+
     /// Reports that the connection delivered its last byte.
     ///
     /// - Returns: `.end` if that ends the response (a body delimited by close, or an end not

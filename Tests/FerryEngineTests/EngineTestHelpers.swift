@@ -26,6 +26,8 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
         var heads: [ResponseHead] = []
         var body: [UInt8] = []
         var bodyCalls = 0
+        /// Body callbacks that handed over an array read straight from the connection.
+        var ownedBodyCalls = 0
         var endings: [ExchangeEnding] = []
         var metrics: ExchangeMetrics?
     }
@@ -36,9 +38,12 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
     private let state = Mutex(Record())
     private let ended = AsyncEvent()
     private let policy: BodyPolicy?
+    /// Whether the delegate asks for body bytes as arrays of its own.
+    let prefersOwnedBodyChunks: Bool
 
-    init(policy: BodyPolicy? = nil) {
+    init(policy: BodyPolicy? = nil, takesOwnedChunks: Bool = false) {
         self.policy = policy
+        self.prefersOwnedBodyChunks = takesOwnedChunks
     }
 
     /// A copy of what was recorded so far.
@@ -104,6 +109,16 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
             return record.bodyCalls - 1
         }
         return policy?(call, bytes.count) ?? .more
+    }
+
+    func exchangeDidReceiveBody(owned chunk: [UInt8]) -> BodyDemand {
+        let call = state.withLock { record in
+            record.body.append(contentsOf: chunk)
+            record.bodyCalls += 1
+            record.ownedBodyCalls += 1
+            return record.bodyCalls - 1
+        }
+        return policy?(call, chunk.count) ?? .more
     }
 
     func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics) {

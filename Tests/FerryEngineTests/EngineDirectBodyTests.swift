@@ -1,0 +1,89 @@
+// A delegate that takes body bytes as arrays of its own gets large slices read straight from
+// the connection into such an array (no copy out of the read buffer): the bytes, the framing,
+// the limits and the connection's reuse must come out as on the ordinary path.
+@testable import FerryEngine
+import FerryIO
+import FerryWire
+import HTTPTypes
+import Testing
+import TestSupport
+
+@Suite("Engine: body bytes read straight into the consumer's arrays")
+struct EngineDirectBodyTests {
+    /// Larger than one read buffer, so most of it is read directly.
+    static let size = 3 * HTTP1Connection.readBufferSize + 12_345
+
+    @Test("a Content-Length body arrives exactly, mostly in owned arrays, and the connection is reused")
+    func contentLength() async throws {
+        let body = TestBytes.pattern(count: Self.size)
+        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
+        let server = try ScriptedServer(scripts: [
+            [.readRequest, .send(head + body), .readRequest, .send(EngineTest.bytes(EngineTest.ok("next")))],
+        ])
+        let engine = try EngineTest.makeEngine()
+        let first = CollectingDelegate(takesOwnedChunks: true)
+        await EngineTest.run(engine, EngineTest.request(server, target: "/big"), delegate: first)
+        let second = CollectingDelegate(takesOwnedChunks: true)
+        await EngineTest.run(engine, EngineTest.request(server, target: "/next"), delegate: second)
+        await EngineTest.shutdown(engine)
+        await server.shutdownGracefully()
+
+        #expect(first.succeeded, "\(first.record.endings)")
+        #expect(first.record.body.count == body.count)
+        #expect(TestBytes.firstMismatch(in: first.record.body) == nil)
+        #expect(first.record.ownedBodyCalls > 0)
+        #expect(first.record.metrics?.responseBodyBytes == Int64(body.count))
+        #expect(first.record.metrics?.responseBodyBytesDelivered == Int64(body.count))
+        #expect(second.succeeded && second.record.body == EngineTest.bytes("next"))
+        #expect(second.record.connections.first?.isReused == true, "the body's end left the connection reusable")
+    }
+
+    @Test("chunks read directly keep the chunked framing: data, CRLF, next size, trailers")
+    func chunked() async throws {
+        let chunk = TestBytes.pattern(count: 100_000)
+        var raw = EngineTest.bytes(EngineTest.response(["Transfer-Encoding: chunked"]))
+        for _ in 0..<4 {
+            raw += EngineTest.bytes(String(chunk.count, radix: 16) + "\r\n") + chunk + EngineTest.bytes("\r\n")
+        }
+        raw += EngineTest.bytes("0\r\nX-Checksum: done\r\n\r\n")
+        let delegate = try await runAgainstScript(.reply(bytes: raw, closeAfter: false), delegate: CollectingDelegate(takesOwnedChunks: true))
+        #expect(delegate.succeeded, "\(delegate.record.endings)")
+        #expect(delegate.record.body == Array([[UInt8]](repeating: chunk, count: 4).joined()))
+        #expect(delegate.record.ownedBodyCalls > 0)
+        #expect(delegate.ending == .finished(trailers: [HTTPField.Name("X-Checksum")!: "done"]))
+    }
+
+    @Test("a body delimited by the connection's end arrives whole")
+    func untilClose() async throws {
+        let body = TestBytes.pattern(count: Self.size)
+        let raw = EngineTest.bytes(EngineTest.response(["Connection: close"])) + body
+        let delegate = try await runAgainstScript(.reply(bytes: raw, closeAfter: true), delegate: CollectingDelegate(takesOwnedChunks: true))
+        #expect(delegate.succeeded, "\(delegate.record.endings)")
+        #expect(delegate.record.body.count == body.count)
+        #expect(TestBytes.firstMismatch(in: delegate.record.body) == nil)
+    }
+
+    @Test("a chunked body growing past maximumBodySize fails, delivering no more than the limit")
+    func limit() async throws {
+        let chunk = TestBytes.pattern(count: 100_000)
+        var raw = EngineTest.bytes(EngineTest.response(["Transfer-Encoding: chunked"]))
+        for _ in 0..<8 {
+            raw += EngineTest.bytes(String(chunk.count, radix: 16) + "\r\n") + chunk + EngineTest.bytes("\r\n")
+        }
+        raw += EngineTest.bytes("0\r\n\r\n")
+        let delegate = try await runAgainstScript(.reply(bytes: raw, closeAfter: false), adjust: { $0.maximumBodySize = 250_000 },
+                                                  delegate: CollectingDelegate(takesOwnedChunks: true))
+        #expect(delegate.error?.kind == .bodyTooLarge(limit: 250_000))
+        #expect(delegate.record.body.count <= 250_000)
+    }
+
+    @Test("a body cut short fails with partialBody after the bytes that came")
+    func cutShort() async throws {
+        let body = TestBytes.pattern(count: Self.size)
+        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count + 1000)"]))
+        let delegate = try await runAgainstScript([.readRequest, .send(head + body), .close],
+                                                  delegate: CollectingDelegate(takesOwnedChunks: true))
+        #expect(delegate.error?.kind == .partialBody(received: Int64(body.count), expected: Int64(body.count + 1000)))
+        #expect(delegate.record.body.count == body.count)
+    }
+}

@@ -135,7 +135,9 @@ final class HTTP1Connection: IOHandler {
         repeat {
             guard !isClosed, !readingPaused else { return }
             if let exchange, let size = directBodyReadSize(for: exchange) {
-                readBodyDirectly(size, for: exchange)
+                // TLS may still hold part of a record (epoll cannot see it): go on only while
+                // bytes keep coming, never spin on an empty socket.
+                guard readBodyDirectly(size, for: exchange) else { return }
                 continue
             }
             let result: IOResult<Int>
@@ -260,8 +262,10 @@ final class HTTP1Connection: IOHandler {
                 } catch {
                     return run(machine.exchangeFailed(error))
                 }
-                // Bytes after the end of the response: the server is confused, don't reuse.
-                run(machine.responseEnded(allowReuse: index == input.count))
+                // Bytes after the end of the response: the server is confused, don't reuse. (A
+                // body read directly ends with no input: TLS may hold what came after it.)
+                let strayBytes = index < input.count || (input.isEmpty && transport.hasBufferedInput)
+                run(machine.responseEnded(allowReuse: !strayBytes))
                 return
             }
         }
@@ -283,7 +287,9 @@ final class HTTP1Connection: IOHandler {
 
     /// Reads up to `size` body bytes straight into a new array and hands it to the exchange,
     /// sparing the copy out of the read buffer (for TLS, OpenSSL decrypts straight into it).
-    private func readBodyDirectly(_ size: Int, for exchange: Exchange) {
+    /// - Returns: Whether bytes arrived and reading may go on (not blocked, ended, failed or
+    ///   paused).
+    private func readBodyDirectly(_ size: Int, for exchange: Exchange) -> Bool {
         var outcome: Result<IOResult<Int>, TransportFailure> = .success(.wouldBlock)
         let chunk = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             do throws(TransportFailure) {
@@ -296,19 +302,25 @@ final class HTTP1Connection: IOHandler {
         }
         switch outcome {
         case .failure(let error):
-            return transportFailed(error, whileReading: true)
+            transportFailed(error, whileReading: true)
+            return false
         case .success(.wouldBlock):
-            return
+            return false
         case .success(.processed(0)):
-            return endOfInput()
+            endOfInput()
+            return false
         case .success(.processed(let count)):
             lastActivity = .now()
             parser.bodyBytesReadDirectly(count)
+            // An array keeps its capacity: a short read (a slow link, one TLS record) is copied
+            // into one of its own size, so buffered chunks never hold much more than their bytes.
+            let owned = count < size / 4 ? chunk.withUnsafeBytes { [UInt8]($0) } : chunk
             let demand: BodyDemand
             do throws(EngineError) {
-                demand = try exchange.receivedBody(owned: chunk)
+                demand = try exchange.receivedBody(owned: owned)
             } catch {
-                return run(machine.exchangeFailed(error))
+                run(machine.exchangeFailed(error))
+                return false
             }
             // The bytes may have completed the body (or a chunk): the parser says what follows
             // from no new input, now or, after a pause, when the consumer resumes.
@@ -316,9 +328,11 @@ final class HTTP1Connection: IOHandler {
                 readingPaused = true
                 setInterest(interest.subtracting(.read))
                 pending = 0..<0
-                return
+                return false
             }
+            guard !isClosed, self.exchange === exchange else { return false }
             process(0..<0)
+            return !isClosed && !readingPaused
         }
     }
 

@@ -59,7 +59,7 @@ package final class TLSClientContext: @unchecked Sendable {
               cferry_ssl_ctx_set_max_proto(context, settings.maximumVersion?.openSSLValue ?? 0) == 1 else {
             throw TLSError(.invalidConfiguration, detail: "protocol versions: \(OpenSSLSupport.drainErrors())")
         }
-        // Idle pooled connections give their 34 KiB of record buffers back.
+        // Idle pooled connections give their record buffers back.
         _ = cferry_ssl_ctx_set_mode(context, cferry_ssl_mode_release_buffers())
         // Room for several records, so a connection reading its socket with read-ahead
         // (TLSConnection.readFromSocket) takes up to this much per read(2).

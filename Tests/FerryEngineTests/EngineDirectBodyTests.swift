@@ -53,6 +53,20 @@ struct EngineDirectBodyTests {
         #expect(delegate.ending == .finished(trailers: [HTTPField.Name("X-Checksum")!: "done"]))
     }
 
+    @Test("a body trickling in small pieces is handed over in arrays not much larger than their bytes")
+    func shortReadsAreNotHeldAtFullCapacity() async throws {
+        let body = TestBytes.pattern(count: 64 * 1024)
+        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
+        let delegate = try await runAgainstScript(
+            [.readRequest, .send(head), .sendSlowly(body, chunk: 2048, interval: .milliseconds(2)), .readRequest],
+            delegate: CollectingDelegate(takesOwnedChunks: true))
+        #expect(delegate.succeeded, "\(delegate.record.endings)")
+        #expect(delegate.record.body == body)
+        #expect(delegate.record.ownedBodyCalls > 0)
+        // A read of under a quarter of the array is copied into one of its own size.
+        #expect(delegate.record.ownedCapacityRatio <= 4.1, "\(delegate.record.ownedCapacityRatio)")
+    }
+
     @Test("a body delimited by the connection's end arrives whole")
     func untilClose() async throws {
         let body = TestBytes.pattern(count: Self.size)

@@ -28,6 +28,8 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
         var bodyCalls = 0
         /// Body callbacks that handed over an array read straight from the connection.
         var ownedBodyCalls = 0
+        /// The largest capacity an owned array had for each byte it held.
+        var ownedCapacityRatio = 0.0
         var endings: [ExchangeEnding] = []
         var metrics: ExchangeMetrics?
     }
@@ -116,6 +118,7 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
             record.body.append(contentsOf: chunk)
             record.bodyCalls += 1
             record.ownedBodyCalls += 1
+            record.ownedCapacityRatio = max(record.ownedCapacityRatio, Double(chunk.capacity) / Double(max(chunk.count, 1)))
             return record.bodyCalls - 1
         }
         return policy?(call, chunk.count) ?? .more

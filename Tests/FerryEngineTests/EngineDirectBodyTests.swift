@@ -13,6 +13,15 @@ struct EngineDirectBodyTests {
     /// Larger than one read buffer, so most of it is read directly.
     static let size = 3 * HTTP1Connection.readBufferSize + 12_345
 
+    /// A chunked `200 OK` whose body is `chunk` `times` over, then the last chunk and `trailer`
+    /// (field lines, each ending in CRLF).
+    static func chunkedResponse(_ chunk: [UInt8], times: Int, trailer: String = "") -> [UInt8] {
+        var raw = EngineTest.bytes(EngineTest.response(["Transfer-Encoding: chunked"]))
+        let size = EngineTest.bytes(String(chunk.count, radix: 16) + "\r\n")
+        for _ in 0..<times { raw += size + chunk + EngineTest.bytes("\r\n") }
+        return raw + EngineTest.bytes("0\r\n" + trailer + "\r\n")
+    }
+
     @Test("a Content-Length body arrives exactly, mostly in owned arrays, and the connection is reused")
     func contentLength() async throws {
         let body = TestBytes.pattern(count: Self.size)
@@ -41,11 +50,7 @@ struct EngineDirectBodyTests {
     @Test("chunks read directly keep the chunked framing: data, CRLF, next size, trailers")
     func chunked() async throws {
         let chunk = TestBytes.pattern(count: 100_000)
-        var raw = EngineTest.bytes(EngineTest.response(["Transfer-Encoding: chunked"]))
-        for _ in 0..<4 {
-            raw += EngineTest.bytes(String(chunk.count, radix: 16) + "\r\n") + chunk + EngineTest.bytes("\r\n")
-        }
-        raw += EngineTest.bytes("0\r\nX-Checksum: done\r\n\r\n")
+        let raw = Self.chunkedResponse(chunk, times: 4, trailer: "X-Checksum: done\r\n")
         let delegate = try await runAgainstScript(.reply(bytes: raw, closeAfter: false), delegate: CollectingDelegate(takesOwnedChunks: true))
         #expect(delegate.succeeded, "\(delegate.record.endings)")
         #expect(delegate.record.body == Array([[UInt8]](repeating: chunk, count: 4).joined()))
@@ -79,12 +84,7 @@ struct EngineDirectBodyTests {
 
     @Test("a chunked body growing past maximumBodySize fails, delivering no more than the limit")
     func limit() async throws {
-        let chunk = TestBytes.pattern(count: 100_000)
-        var raw = EngineTest.bytes(EngineTest.response(["Transfer-Encoding: chunked"]))
-        for _ in 0..<8 {
-            raw += EngineTest.bytes(String(chunk.count, radix: 16) + "\r\n") + chunk + EngineTest.bytes("\r\n")
-        }
-        raw += EngineTest.bytes("0\r\n\r\n")
+        let raw = Self.chunkedResponse(TestBytes.pattern(count: 100_000), times: 8)
         let delegate = try await runAgainstScript(.reply(bytes: raw, closeAfter: false), adjust: { $0.maximumBodySize = 250_000 },
                                                   delegate: CollectingDelegate(takesOwnedChunks: true))
         #expect(delegate.error?.kind == .bodyTooLarge(limit: 250_000))

@@ -201,6 +201,18 @@ struct SessionTLSTests {
         }
     }
 
+    /// Fetches `url` `count` times in a row, each on a new connection (the server closes after
+    /// each response), checking every status is 200.
+    static func fetchOnNewConnections(_ session: Session, _ url: URL, count: Int) async throws -> [TLSFetch] {
+        var results: [TLSFetch] = []
+        for _ in 0..<count {
+            let fetched = try await session.fetch(url, headers: ["Connection": "close"])
+            #expect(fetched.response.statusCode == 200)
+            results.append(fetched)
+        }
+        return results
+    }
+
     @Test("resumed sessions chain on: a session issued on a resumed connection resumes too",
           arguments: [TLSServerConfiguration.Version.tls13, .tls12])
     func resumptionCarriesOn(version: TLSServerConfiguration.Version) async throws {
@@ -208,15 +220,10 @@ struct SessionTLSTests {
             let session = Session(configuration: try TLSSessionTest.configuration())
             defer { session.invalidateAndCancel() }
             let url = try TLSSessionTest.url(server)
-            var resumed: [Bool] = []
-            for _ in 0..<3 {
-                let fetched = try await session.fetch(url, headers: ["Connection": "close"])
-                #expect(fetched.response.statusCode == 200)
-                // The default rules' verdict on the first chain stands for the resumed ones.
-                #expect(fetched.metrics.serverCertificateVerifyResult == 0)
-                resumed.append(fetched.metrics.isTLSSessionResumed)
-            }
-            #expect(resumed == [false, true, true])
+            let fetched = try await Self.fetchOnNewConnections(session, url, count: 3)
+            #expect(fetched.map(\.metrics.isTLSSessionResumed) == [false, true, true])
+            // The default rules' verdict on the first chain stands for the resumed ones.
+            #expect(fetched.allSatisfy { $0.metrics.serverCertificateVerifyResult == 0 })
             #expect(server.handshakeCount == 3)
         }
     }
@@ -230,13 +237,8 @@ struct SessionTLSTests {
             })
             defer { session.invalidateAndCancel() }
             let url = try TLSSessionTest.url(server)
-            var resumed: [Bool] = []
-            for _ in 0..<3 {
-                let fetched = try await session.fetch(url, headers: ["Connection": "close"])
-                #expect(fetched.response.statusCode == 200)
-                resumed.append(fetched.metrics.isTLSSessionResumed)
-            }
-            #expect(resumed == [false, true, true])
+            let fetched = try await Self.fetchOnNewConnections(session, url, count: 3)
+            #expect(fetched.map(\.metrics.isTLSSessionResumed) == [false, true, true])
             #expect(evaluator.count == 3)
         }
     }

@@ -22,6 +22,17 @@ let package = Package(
         .executable(name: "ferry-pin", targets: ["ferry-pin"]),
         .executable(name: "ferry-reach", targets: ["ferry-reach"]),
     ],
+    traits: [
+        // The one API that needs the full Foundation (NotificationCenter). Every other library
+        // module imports FoundationEssentials only, so a package that turns this trait off
+        // (`traits: []`) links no Foundation: a static binary about 50 MB smaller, using about
+        // 4 MiB less memory (ARCHITECTURE.md, "Foundation").
+        .trait(
+            name: "ReachabilityNotifications",
+            description: "NetworkReachabilityManager posts statusDidChangeNotification through Foundation's NotificationCenter."
+        ),
+        .default(enabledTraits: ["ReachabilityNotifications"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -53,7 +64,13 @@ let package = Package(
             dependencies: ["FerryIO", "FerryWire", "FerryTLS", "CFerryShims", "CZlib", "COpenSSL", httpTypes, logging]
         ),
         .target(name: "FerrySession", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "FerryTLS", httpTypes, logging]),
-        .target(name: "FerryReachability", dependencies: ["FerryIO", "CFerryShims", logging]),
+        .target(
+            name: "FerryReachability",
+            dependencies: ["FerryIO", "CFerryShims", logging],
+            // Foundation's String extensions stay in the one file that imports Foundation, so
+            // turning the trait off never changes which overload the other files call.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
         .target(name: "Ferry", dependencies: ["FerrySession", "FerryTLS", "FerryReachability", httpTypes]),
 
         // MARK: - Examples (public API only)

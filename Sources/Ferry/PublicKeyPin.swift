@@ -1,5 +1,5 @@
 import FerryTLS
-import Foundation
+import FoundationEssentials
 
 /// A public-key pin: the SHA-256 of a SubjectPublicKeyInfo, written as curl's `--pinnedpubkey`
 /// and HPKP write it, `sha256//` followed by the base64 digest.
@@ -26,7 +26,7 @@ public struct PublicKeyPin: Sendable, Hashable, Codable, CustomStringConvertible
     /// - Throws: ``CertificateError/Kind-swift.struct/invalidPin`` naming what is wrong: no
     ///   `sha256//` prefix, bad base64, or a digest that is not 32 bytes.
     public init(_ text: String) throws(CertificateError) {
-        let pin = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let pin = Self.trimmed(text)
         guard pin.hasPrefix(Self.prefix) else {
             throw CertificateError(.invalidPin, detail: "\(Self.quoted(pin)) does not start with \(Self.prefix)")
         }
@@ -49,7 +49,7 @@ public struct PublicKeyPin: Sendable, Hashable, Codable, CustomStringConvertible
     ///   first pin that does not parse.
     public static func pins(fromCurlList list: String) throws(CertificateError) -> [PublicKeyPin] {
         let parts = list.split(separator: ";", omittingEmptySubsequences: false)
-        guard !list.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard !trimmed(list).isEmpty else {
             throw CertificateError(.invalidPin, detail: "no pin given")
         }
         var pins: [PublicKeyPin] = []
@@ -93,6 +93,14 @@ public struct PublicKeyPin: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     private static let prefix = "sha256//"
+
+    /// `text` without white space (newlines included) at either end.
+    private static func trimmed(_ text: String) -> String {
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }),
+              let last = text.lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return String(text[first...last])
+    }
 
     /// The text quoted, cut to 80 characters: pins come from command lines and files.
     private static func quoted(_ text: String) -> String {

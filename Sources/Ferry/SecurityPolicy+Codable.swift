@@ -1,5 +1,5 @@
 import FerryTLS
-import Foundation
+import FoundationEssentials
 
 /// A policy encodes its mode, flags and pins (AFNetworking's `NSSecureCoding`): pinned
 /// certificates as base64 DER, key pins in curl's form.

@@ -1,6 +1,6 @@
 import FerrySession
 import FerryTLS
-import Foundation
+import FoundationEssentials
 
 /// Decides whether to trust a server, with AFNetworking 4's `AFSecurityPolicy` semantics:
 /// chain validation, domain validation, and certificate or public-key pinning.

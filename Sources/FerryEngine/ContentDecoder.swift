@@ -1,3 +1,5 @@
+import FerryWire
+
 /// Undoes a response's Content-Encoding as the body streams in, within ``DecodingLimits``.
 ///
 /// Supports `gzip` (and its alias `x-gzip`, RFC 9110 §8.4.1.3), `deflate` (zlib-wrapped or
@@ -161,7 +163,7 @@ package final class ContentDecoder {
     private static func parse(_ value: String, limits: DecodingLimits) throws(ContentDecodingError) -> [(ZlibStream.Coding, String)] {
         var codings: [(ZlibStream.Coding, String)] = []
         for element in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
-            let token = trimmingOWS(element)
+            let token = HTTPSyntax.trimmingWhitespace(element)
             // RFC 9110 §5.6.1: recipients accept and ignore empty list elements.
             if token.isEmpty { continue }
             let name = String(decoding: token, as: UTF8.self).lowercased()
@@ -185,14 +187,6 @@ package final class ContentDecoder {
         return codings
     }
 
-    /// Drops OWS (SP and HTAB, RFC 9110 §5.6.3) from both ends.
-    private static func trimmingOWS(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
-        let isOWS = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let first = bytes.firstIndex(where: { !isOWS($0) }),
-              let last = bytes.lastIndex(where: { !isOWS($0) })
-        else { return bytes[bytes.endIndex...] }
-        return bytes[first...last]
-    }
 }
 
 /// The decoder holds zlib state and is confined to one event loop.

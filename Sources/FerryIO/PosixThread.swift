@@ -1,7 +1,7 @@
+import CFerryShims
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// A joinable POSIX thread.
 ///
@@ -31,9 +31,8 @@ struct PosixThread: Sendable {
             // The retain taken before pthread_create is balanced here, on the new thread.
             guard let argument else { return nil }
             let box = Unmanaged<Box>.fromOpaque(argument).takeRetainedValue()
-            // pthread_setname_np needs _GNU_SOURCE, which Swift's Glibc lacks; Foundation's
-            // setter calls it for the current thread (shows in top, gdb and crash logs).
-            Thread.current.name = box.name
+            // Best effort: a thread without its name still works.
+            _ = cferry_set_thread_name(box.name)
             box.body()
             return nil
         }, box.toOpaque())

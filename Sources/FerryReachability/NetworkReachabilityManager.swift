@@ -1,6 +1,5 @@
 import Dispatch
 import FerryIO
-import Foundation
 import Synchronization
 
 /// Watches whether the network, or one destination, is reachable: AFNetworkReachabilityManager
@@ -25,17 +24,12 @@ import Synchronization
 ///
 /// ``status`` is ``NetworkReachabilityStatus/unknown`` until the first dump has been read.
 /// Every change is delivered three ways: to the status-change handler on its queue, as a
-/// ``statusDidChangeNotification`` posted on that same queue, and to every ``statusUpdates``
-/// sequence. User code never runs on the event loop's thread.
+/// ``statusDidChangeNotification`` posted on that same queue (with the default
+/// `ReachabilityNotifications` trait), and to every ``statusUpdates`` sequence. User code never
+/// runs on the event loop's thread.
 public final class NetworkReachabilityManager: Sendable {
     /// The shared manager for general internet reachability.
     public static let shared = NetworkReachabilityManager()
-
-    /// Posted (on the handler's queue, object: the manager) after the status changed.
-    public static let statusDidChangeNotification = Notification.Name("FerryNetworkReachabilityStatusDidChange")
-    /// The `userInfo` key of ``statusDidChangeNotification``: the new
-    /// ``NetworkReachabilityStatus``.
-    public static let statusUserInfoKey = "FerryNetworkReachabilityStatus"
 
     /// How many undelivered statuses a ``statusUpdates`` sequence keeps; a consumer further
     /// behind loses the oldest (the newest status is what matters).
@@ -261,8 +255,9 @@ public final class NetworkReachabilityManager: Sendable {
         guard let (queue, handler) = delivery else { return }
         queue.async { [self] in
             handler?(status)
-            NotificationCenter.default.post(
-                name: Self.statusDidChangeNotification, object: self, userInfo: [Self.statusUserInfoKey: status])
+            #if ReachabilityNotifications
+            postStatusDidChangeNotification(status)
+            #endif
         }
     }
 

@@ -2,7 +2,7 @@ import FerryEngine
 import FerryIO
 import FerryTLS
 import FerryWire
-import Foundation
+import FoundationEssentials
 
 // The one place an engine failure becomes a public `NetworkError`. Every `EngineError.Kind` is
 // matched without `default:`, so a new kind does not compile until it has a public meaning here

@@ -1,7 +1,7 @@
 import FerryEngine
 import FerryIO
 import FerryWire
-import Foundation
+import FoundationEssentials
 
 /// The one error Ferry's public API throws.
 ///

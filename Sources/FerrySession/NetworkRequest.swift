@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import FerryWire
 import HTTPTypes
 
@@ -72,7 +72,7 @@ public struct NetworkRequest: Sendable {
     // RFC 9110 §5.5: a field value is visible ASCII, obs-text, SP and HTAB. swift-http-types
     // would turn CR, LF and NUL into spaces; Ferry refuses them so nothing is smuggled or changed.
     private static func validatedValue(_ value: String, name: String) throws(NetworkError) -> String {
-        let trimmed = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        let trimmed = HTTPSyntax.trimmingWhitespace(value)
         guard HTTPField.isValidValue(trimmed) else {
             throw NetworkError(
                 .invalidRequest, reason: "header \(name) has a value with CR, LF, NUL or another control character",

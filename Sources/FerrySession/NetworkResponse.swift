@@ -1,4 +1,5 @@
-import Foundation
+import FerryWire
+import FoundationEssentials
 import HTTPTypes
 
 /// The head of an HTTP response: status, header fields and the URL it answers.
@@ -44,6 +45,6 @@ public struct NetworkResponse: Sendable, Equatable {
     public var mimeType: String? {
         guard let type = headerFields[.contentType] else { return nil }
         let bare = type.split(separator: ";", maxSplits: 1).first.map(String.init) ?? type
-        return bare.trimmingCharacters(in: .whitespaces).lowercased()
+        return HTTPSyntax.trimmingWhitespace(bare).lowercased()
     }
 }

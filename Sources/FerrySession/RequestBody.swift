@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a request sends: bytes in memory, a file streamed from disk, or an async stream.
 ///

@@ -1,6 +1,6 @@
 import FerryEngine
 import FerryWire
-import Foundation
+import FoundationEssentials
 import HTTPTypes
 
 /// Turns a public ``NetworkRequest`` and the session's configuration into the engine's

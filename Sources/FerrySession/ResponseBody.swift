@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A response body as it arrives: an `AsyncSequence` of byte chunks with backpressure.

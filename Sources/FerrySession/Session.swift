@@ -2,7 +2,7 @@ import Dispatch
 import FerryEngine
 import FerryIO
 import FerryTLS
-import Foundation
+import FoundationEssentials
 
 /// Loads requests over HTTP/1.1 with Ferry's engine: the counterpart of `URLSession`.
 ///

@@ -2,7 +2,7 @@ import Dispatch
 import FerryEngine
 import FerryIO
 import FerryWire
-import Foundation
+import FoundationEssentials
 import HTTPTypes
 import Synchronization
 

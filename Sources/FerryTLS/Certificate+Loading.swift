@@ -1,6 +1,6 @@
 import CFerryShims
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 extension Certificate {
     /// The file name extensions ``certificates(inDirectory:)`` loads, compared case-insensitively.
@@ -24,12 +24,7 @@ extension Certificate {
     /// - Throws: ``CertificateError/Kind-swift.struct/unreadableFile`` when the file cannot be
     ///   read, or the parse error with the file's path in its ``CertificateError/detail``.
     public static func certificates(inFile file: URL) throws(CertificateError) -> [Certificate] {
-        let bytes: [UInt8]
-        do {
-            bytes = Array(try Data(contentsOf: file))
-        } catch {
-            throw CertificateError(.unreadableFile, detail: "\(file.path): \(error.localizedDescription)")
-        }
+        let bytes = try CertificateFiles.read(file)
         do {
             if looksLikePEM(bytes) {
                 return try certificates(fromPEM: String(decoding: bytes, as: UTF8.self))
@@ -49,19 +44,10 @@ extension Certificate {
     /// - Throws: ``CertificateError/Kind-swift.struct/unreadableFile`` when the directory or a
     ///   file cannot be read, or the first parse error, naming the file.
     public static func certificates(inDirectory directory: URL) throws(CertificateError) -> [Certificate] {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        } catch {
-            throw CertificateError(.unreadableFile, detail: "\(directory.path): \(error.localizedDescription)")
-        }
         var result: [Certificate] = []
-        for name in names.sorted() {
+        for name in try CertificateFiles.fileNames(in: directory).sorted() {
             let file = directory.appendingPathComponent(name)
             guard certificateFileExtensions.contains(file.pathExtension.lowercased()) else { continue }
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory),
-                  !isDirectory.boolValue else { continue }
             result += try certificates(inFile: file)
         }
         return result
@@ -116,8 +102,13 @@ enum PEMReader {
 
     /// How many `-----BEGIN CERTIFICATE-----` (or `X509 CERTIFICATE`) lines `text` holds.
     private static func beginMarkers(in text: String) -> Int {
-        ["-----BEGIN CERTIFICATE-----", "-----BEGIN X509 CERTIFICATE-----"].reduce(0) { count, marker in
-            count + text.components(separatedBy: marker).count - 1
+        let bytes = Array(text.utf8)
+        return ["-----BEGIN CERTIFICATE-----", "-----BEGIN X509 CERTIFICATE-----"].reduce(0) { count, marker in
+            let marker = Array(marker.utf8)
+            guard bytes.count >= marker.count else { return count }
+            return count + (0...(bytes.count - marker.count)).count { start in
+                bytes[start] == marker[0] && bytes[start..<start + marker.count].elementsEqual(marker)
+            }
         }
     }
 }

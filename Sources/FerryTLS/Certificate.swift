@@ -1,6 +1,6 @@
 import CFerryShims
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// An X.509 certificate, parsed once into plain values.
 ///

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// A client certificate and its private key, presented when a server asks for one (mutual
 /// TLS). Loaded and checked once: the key must belong to the certificate.
@@ -32,7 +32,7 @@ public final class ClientIdentity: @unchecked Sendable, Hashable, CustomStringCo
     public convenience init(certificateFile: URL, keyFile: URL? = nil, password: String? = nil) throws(CertificateError) {
         let certificates = try Certificate.certificates(inFile: certificateFile)
         let keyURL = keyFile ?? certificateFile
-        let keyBytes = try Self.read(keyURL)
+        let keyBytes = try CertificateFiles.read(keyURL)
         OpenSSLSupport.clearErrors()
         let key = OpenSSLSupport.withMemoryBIO(over: keyBytes) { bio -> OpaquePointer? in
             if let password {
@@ -56,7 +56,7 @@ public final class ClientIdentity: @unchecked Sendable, Hashable, CustomStringCo
     /// - Throws: ``CertificateError`` naming the file: unreadable, not PKCS#12, a wrong
     ///   password (``CertificateError/Kind-swift.struct/invalidKey``), or no certificate or key.
     public convenience init(pkcs12File: URL, password: String) throws(CertificateError) {
-        let bytes = try Self.read(pkcs12File)
+        let bytes = try CertificateFiles.read(pkcs12File)
         OpenSSLSupport.clearErrors()
         let parsed: (key: OpaquePointer?, cert: OpaquePointer?, extra: OpaquePointer?)? = bytes.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
@@ -145,14 +145,6 @@ public final class ClientIdentity: @unchecked Sendable, Hashable, CustomStringCo
 
     private static let freeX509: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
         if let pointer { X509_free(OpaquePointer(pointer)) }
-    }
-
-    private static func read(_ file: URL) throws(CertificateError) -> [UInt8] {
-        do {
-            return Array(try Data(contentsOf: file))
-        } catch {
-            throw CertificateError(.unreadableFile, detail: "\(file.path): \(error.localizedDescription)")
-        }
     }
 
     private static func cause() -> String {

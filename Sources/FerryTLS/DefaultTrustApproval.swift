@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The default rules' "trusted" verdict on a server's chain, and the period it holds for: the
 /// overlap of the validity periods of every certificate on the path they built.

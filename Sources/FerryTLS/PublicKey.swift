@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// A subject public key, kept as its DER-encoded SubjectPublicKeyInfo (RFC 5280 §4.1.2.7).
 ///

@@ -1,6 +1,6 @@
 import CFerryShims
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// The trust anchors a ``ServerTrust`` is evaluated against by default: the system's roots, or
 /// custom roots of your own (curl's `--cacert`).

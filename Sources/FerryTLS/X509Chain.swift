@@ -1,6 +1,6 @@
 import CFerryShims
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// A list of OpenSSL `X509` objects, leaf first, held as one `STACK_OF(X509)` that owns a
 /// reference to each certificate; everything is freed in `deinit`.

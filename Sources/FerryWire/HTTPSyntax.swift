@@ -55,6 +55,19 @@ package enum HTTPSyntax {
         byte == space || byte == tab
     }
 
+    /// `bytes` without OWS (SP and HTAB, RFC 9110 §5.6.3) at either end.
+    package static func trimmingWhitespace(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        guard let first = bytes.firstIndex(where: { !isWhitespace($0) }),
+              let last = bytes.lastIndex(where: { !isWhitespace($0) })
+        else { return bytes[bytes.endIndex...] }
+        return bytes[first...last]
+    }
+
+    /// `text` without OWS (SP and HTAB) at either end.
+    package static func trimmingWhitespace(_ text: some StringProtocol) -> String {
+        String(Substring(trimmingWhitespace(Substring(text).utf8)))
+    }
+
     /// The index of the first `byte` in `bytes[start..<end]`, or `nil`.
     ///
     /// `memchr` scans a word at a time; the generic `firstIndex(of:)` on a slice measured

@@ -1,6 +1,7 @@
 import Dispatch
 @testable import FerryReachability
 import FerryIO
+import Foundation
 import Synchronization
 import TestSupport
 import Testing
@@ -54,6 +55,47 @@ struct LiveReachabilityTests {
                 try await namespace.ip("address", "del", "192.0.2.2/24", "dev", "frv0")
             }
             recorder.stop()
+        }
+    }
+
+    /// AFNetworking's two callbacks: the handler, then the notification (object: the manager,
+    /// the status in userInfo), each change once, in order, on the handler's queue.
+    @Test func theHandlerAndTheNotificationDeliverEachChangeOnTheQueue() async throws {
+        try await NetworkNamespace.with { namespace in
+            let queue = DispatchQueue(label: "reachability-delivery")
+            let onQueue = DispatchSpecificKey<Bool>()
+            queue.setSpecific(key: onQueue, value: true)
+            let events = Mutex<[String]>([])
+            let recorder = StatusRecorder(.internet, in: namespace, label: "handler and notification")
+            let manager = recorder.manager
+            manager.setStatusChangeHandler(queue: queue) { status in
+                let place = DispatchQueue.getSpecific(key: onQueue) == true ? "queue" : "elsewhere"
+                events.withLock { $0.append("handler \(status) on \(place)") }
+            }
+            let observer = NotificationCenter.default.addObserver(
+                forName: NetworkReachabilityManager.statusDidChangeNotification, object: manager, queue: nil
+            ) { notification in
+                let place = DispatchQueue.getSpecific(key: onQueue) == true ? "queue" : "elsewhere"
+                let status = notification.userInfo?[NetworkReachabilityManager.statusUserInfoKey] as? NetworkReachabilityStatus
+                let sender = (notification.object as AnyObject?) === manager ? "manager" : "another sender"
+                events.withLock { $0.append("notification \(status.map { "\($0)" } ?? "no status") from \(sender) on \(place)") }
+            }
+            defer { NotificationCenter.default.removeObserver(observer) }
+
+            await recorder.start(expecting: .notReachable)
+            try await addVeth(namespace)
+            try await namespace.ip("address", "add", "192.0.2.2/24", "dev", "frv0")
+            await recorder.transition("route add default", to: Self.veth) {
+                try await namespace.ip("route", "add", "default", "via", "192.0.2.1")
+            }
+            queue.sync {}  // both callbacks of the last change have run
+            recorder.stop()
+            #expect(events.withLock { $0 } == [
+                "handler \(NetworkReachabilityStatus.notReachable) on queue",
+                "notification \(NetworkReachabilityStatus.notReachable) from manager on queue",
+                "handler \(Self.veth) on queue",
+                "notification \(Self.veth) from manager on queue",
+            ])
         }
     }
 

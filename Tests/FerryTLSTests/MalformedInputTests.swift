@@ -1,5 +1,7 @@
 import Foundation
 import FerryTLS
+import Glibc
+import TestSupport
 import Testing
 
 @Suite("Malformed certificate input")
@@ -54,9 +56,48 @@ struct MalformedInputTests {
         #expect(missingError?.kind == .unreadableFile)
         #expect(missingError?.detail.contains("no-such-file.pem") == true)
 
+        #expect(missingError?.detail.hasSuffix("no-such-file.pem: No such file or directory") == true)
+
         let noDirectory = TestCertificates.url("no-such-directory")
         let directoryError = #expect(throws: CertificateError.self) { try Certificate.certificates(inDirectory: noDirectory) }
         #expect(directoryError?.kind == .unreadableFile)
+        #expect(directoryError?.detail.hasSuffix("no-such-directory: No such file or directory") == true)
+
+        let aDirectory = #expect(throws: CertificateError.self) { try Certificate.certificates(inFile: TestCertificates.directory) }
+        #expect(aDirectory?.kind == .unreadableFile)
+        #expect(aDirectory?.detail.hasSuffix(": Is a directory") == true)
+    }
+
+    @Test("a file too large for a certificate is refused before it is read")
+    func tooLarge() throws {
+        let scratch = try TemporaryDirectory()
+        let path = scratch.path("huge.pem")
+        let fd = open(path, O_CREAT | O_WRONLY, 0o600)
+        #expect(fd >= 0)
+        #expect(ftruncate(fd, 17 << 20) == 0)  // sparse: no 17 MiB is written
+        close(fd)
+        let error = #expect(throws: CertificateError.self) { try Certificate.certificates(inFile: URL(fileURLWithPath: path)) }
+        #expect(error?.kind == .unreadableFile)
+        #expect(error?.detail.contains("larger than 16 MiB") == true)
+        let key = #expect(throws: CertificateError.self) {
+            try ClientIdentity(certificateFile: TestCertificates.url("client.pem"), keyFile: URL(fileURLWithPath: path))
+        }
+        #expect(key?.kind == .unreadableFile)
+        #expect(key?.detail.contains("huge.pem: larger than 16 MiB") == true)
+    }
+
+    @Test("a directory load skips subdirectories, dangling links and other extensions, and follows links")
+    func directoryEntries() throws {
+        let scratch = try TemporaryDirectory()
+        let leaf = try TestCertificates.bytes("leaf.pem")
+        #expect(FileManager.default.createFile(atPath: scratch.path("b.pem"), contents: Data(leaf)))
+        #expect(FileManager.default.createFile(atPath: scratch.path("notes.txt"), contents: Data("not a certificate".utf8)))
+        try FileManager.default.createDirectory(atPath: scratch.path("sub.pem"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("a.pem"), withDestinationPath: scratch.path("b.pem"))
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("gone.pem"), withDestinationPath: scratch.path("nowhere"))
+        let loaded = try Certificate.certificates(inDirectory: scratch.url)
+        let expected = try Certificate.certificates(inFile: TestCertificates.url("leaf.pem"))
+        #expect(loaded == expected + expected)
     }
 
     @Test("kinds compare by name and describe themselves")

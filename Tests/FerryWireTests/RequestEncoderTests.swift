@@ -124,6 +124,17 @@ import Testing
         expectRefusal(RequestHead(method: .post, target: "/", host: "h", framing: .contentLength(-1)), .invalidContentLength)
     }
 
+    /// OWS is SP and HTAB only (RFC 9110 §5.6.3): other white space and inner spaces stay.
+    @Test func trimmingWhitespaceDropsOnlyOuterSpacesAndTabs() {
+        #expect(HTTPSyntax.trimmingWhitespace(" \t text/html \t") == "text/html")
+        #expect(HTTPSyntax.trimmingWhitespace("a b") == "a b")
+        #expect(HTTPSyntax.trimmingWhitespace(" \t ") == "")
+        #expect(HTTPSyntax.trimmingWhitespace("") == "")
+        #expect(HTTPSyntax.trimmingWhitespace("\u{A0}caf\u{E9}\n") == "\u{A0}caf\u{E9}\n")
+        #expect(HTTPSyntax.trimmingWhitespace(" caf\u{E9} ") == "caf\u{E9}")
+        #expect(HTTPSyntax.trimmingWhitespace(Substring(" x ").utf8).elementsEqual("x".utf8))
+    }
+
     /// swift-http-types can't build a method, a name or a CR/LF/NUL value that breaks the
     /// grammar, so the encoder's checks for those are exercised on the shared validators.
     @Test func validatorsRefuseWhatTheTypesCannotHold() {

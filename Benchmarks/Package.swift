@@ -8,7 +8,11 @@ import PackageDescription
 let package = Package(
     name: "FerryBenchmarks",
     dependencies: [
-        .package(name: "Ferry", path: ".."),
+        // Without the default ReachabilityNotifications trait: no workload watches reachability,
+        // and without NotificationCenter Ferry links no Foundation (FoundationEssentials only),
+        // as an app that needs no notification would build it. Benchmarks/README.md gives the
+        // difference the trait makes.
+        .package(name: "Ferry", path: "..", traits: []),
         .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
         // Already in AsyncHTTPClient's graph; named here because bench-ahc imports them.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

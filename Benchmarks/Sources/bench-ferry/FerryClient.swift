@@ -1,6 +1,6 @@
 import BenchSupport
 import Ferry
-import Foundation
+import FoundationEssentials
 
 /// The Ferry client: the library's public async API, as an app would use it.
 @main

@@ -253,10 +253,10 @@ public final class NetworkReachabilityManager: Sendable {
             return (state.queue, state.handler)
         }
         guard let (queue, handler) = delivery else { return }
-        queue.async { [self] in
+        queue.async {
             handler?(status)
             #if ReachabilityNotifications
-            postStatusDidChangeNotification(status)
+            self.postStatusDidChangeNotification(status)
             #endif
         }
     }

@@ -119,34 +119,20 @@ final class ResponseBodyBuffer: Sendable {
 
     /// Consumer: the next chunk, `nil` at the end. Cancelling the waiting task ends the body
     /// with ``NetworkError/Code/cancelled`` and cancels the transfer.
+    ///
+    /// A chunk already buffered is taken without suspending: suspending and resuming at once
+    /// would still send the task through the executor, often a thread wake-up per chunk.
     func next() async throws(NetworkError) -> [UInt8]? {
         if Task.isCancelled { cancelFromConsumer() }
+        let (ready, resume) = state.withLock { Self.take(from: &$0) }
+        if resume { onResume() }
+        if let ready { return try ready.get() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>) in
                 let (immediate, resume) = state.withLock { state -> (Result<[UInt8]?, NetworkError>?, Bool) in
-                    if state.head < state.chunks.count {
-                        let chunk = state.chunks[state.head]
-                        state.head += 1
-                        state.bufferedBytes -= chunk.count
-                        if state.head == state.chunks.count {
-                            state.chunks.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        }
-                        var resume = false
-                        if state.paused, state.bufferedBytes < Self.highWaterMark / 2 {
-                            state.paused = false
-                            resume = true
-                        }
-                        return (.success(chunk), resume)
-                    }
-                    if state.ended { return (state.failure.map { .failure($0) } ?? .success(nil), false) }
-                    var resume = false
-                    if state.paused {
-                        state.paused = false
-                        resume = true
-                    }
-                    state.waiter = continuation
-                    return (nil, resume)
+                    let taken = Self.take(from: &state)
+                    if taken.result == nil { state.waiter = continuation }
+                    return taken
                 }
                 if resume { onResume() }
                 if let immediate { continuation.resume(returning: immediate) }
@@ -155,6 +141,34 @@ final class ResponseBodyBuffer: Sendable {
             cancelFromConsumer()
         }
         return try result.get()
+    }
+
+    /// The next buffered chunk or the end, if there is one (nil: the consumer must wait), and
+    /// whether the paused producer should now resume.
+    private static func take(from state: inout State) -> (result: Result<[UInt8]?, NetworkError>?, resume: Bool) {
+        if state.head < state.chunks.count {
+            let chunk = state.chunks[state.head]
+            state.head += 1
+            state.bufferedBytes -= chunk.count
+            if state.head == state.chunks.count {
+                state.chunks.removeAll(keepingCapacity: true)
+                state.head = 0
+            }
+            var resume = false
+            if state.paused, state.bufferedBytes < highWaterMark / 2 {
+                state.paused = false
+                resume = true
+            }
+            return (.success(chunk), resume)
+        }
+        if state.ended { return (state.failure.map { .failure($0) } ?? .success(nil), false) }
+        // Nothing left: a paused producer must go on, or the consumer would wait for ever.
+        var resume = false
+        if state.paused {
+            state.paused = false
+            resume = true
+        }
+        return (nil, resume)
     }
 
     /// The consuming task was cancelled: end the body for the consumer and stop the transfer.

@@ -54,12 +54,7 @@ extension Certificate {
     }
 
     private static func looksLikePEM(_ bytes: [UInt8]) -> Bool {
-        let marker = Array("-----BEGIN".utf8)
-        guard bytes.count >= marker.count else { return false }
-        for start in 0...(bytes.count - marker.count) where bytes[start] == marker[0] {
-            if bytes[start..<start + marker.count].elementsEqual(marker) { return true }
-        }
-        return false
+        PEMReader.occurrences(of: "-----BEGIN", in: bytes).first != nil
     }
 }
 
@@ -104,11 +99,15 @@ enum PEMReader {
     private static func beginMarkers(in text: String) -> Int {
         let bytes = Array(text.utf8)
         return ["-----BEGIN CERTIFICATE-----", "-----BEGIN X509 CERTIFICATE-----"].reduce(0) { count, marker in
-            let marker = Array(marker.utf8)
-            guard bytes.count >= marker.count else { return count }
-            return count + (0...(bytes.count - marker.count)).count { start in
-                bytes[start] == marker[0] && bytes[start..<start + marker.count].elementsEqual(marker)
-            }
+            count + occurrences(of: marker, in: bytes).count
+        }
+    }
+
+    /// The offsets at which `marker` starts in `bytes`, found lazily, in order.
+    static func occurrences(of marker: String, in bytes: [UInt8]) -> LazyFilterSequence<Range<Int>> {
+        let marker = Array(marker.utf8)
+        return (0..<max(0, bytes.count - marker.count + 1)).lazy.filter { start in
+            bytes[start] == marker[0] && bytes[start..<start + marker.count].elementsEqual(marker)
         }
     }
 }

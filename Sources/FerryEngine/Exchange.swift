@@ -190,16 +190,22 @@ final class Exchange {
         decoder == nil && (delegate?.prefersOwnedBodyChunks ?? false)
     }
 
+    /// An empty array to read the next owned chunk into, whose memory an earlier chunk left
+    /// behind (see ``ExchangeDelegate/reusableBodyChunk(minimumCapacity:)``); nil: allocate.
+    func reusableBodyChunk(minimumCapacity: Int) -> [UInt8]? {
+        delegate?.reusableBodyChunk(minimumCapacity: minimumCapacity)
+    }
+
     /// Body bytes arrived, read straight into `chunk` (see ``acceptsOwnedBody``).
     /// - Returns: The consumer's demand; the chunk is always taken whole.
-    func receivedBody(owned chunk: [UInt8]) throws(EngineError) -> BodyDemand {
+    func receivedBody(owned chunk: consuming [UInt8]) throws(EngineError) -> BodyDemand {
         guard !chunk.isEmpty else { return .more }
         metrics.responseBodyBytes += Int64(chunk.count)
         metrics.responseBodyBytesDelivered += Int64(chunk.count)
         if let limit = request.maximumBodySize, metrics.responseBodyBytesDelivered > limit {
             throw EngineError(.bodyTooLarge(limit: limit))
         }
-        let demand = delegate?.exchangeDidReceiveBody(owned: chunk) ?? .more
+        let demand = delegate?.exchangeDidReceiveBody(owned: consume chunk) ?? .more
         if case .stop(let error) = demand { throw error }
         return demand
     }

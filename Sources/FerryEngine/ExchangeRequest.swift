@@ -112,7 +112,12 @@ package protocol ExchangeDelegate: AnyObject {
     var prefersOwnedBodyChunks: Bool { get }
     /// Body bytes arrived in an array the delegate now owns (only when
     /// ``prefersOwnedBodyChunks`` and nothing is decoded).
-    func exchangeDidReceiveBody(owned chunk: [UInt8]) -> BodyDemand
+    func exchangeDidReceiveBody(owned chunk: consuming [UInt8]) -> BodyDemand
+    /// An empty array of at least `minimumCapacity` whose memory an earlier owned chunk left
+    /// behind once its consumer let go of it, for the next owned chunk to be read into; nil
+    /// when there is none (the connection allocates one). Memory used again is already
+    /// mapped: a fresh quarter-MiB array costs 64 page faults as bytes are read into it.
+    func reusableBodyChunk(minimumCapacity: Int) -> [UInt8]?
     /// The exchange completed.
     func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics)
     /// The exchange failed.
@@ -124,9 +129,12 @@ extension ExchangeDelegate {
     package var prefersOwnedBodyChunks: Bool { false }
 
     /// Hands the chunk's bytes to ``exchangeDidReceiveBody(_:)``.
-    package func exchangeDidReceiveBody(owned chunk: [UInt8]) -> BodyDemand {
+    package func exchangeDidReceiveBody(owned chunk: consuming [UInt8]) -> BodyDemand {
         chunk.withUnsafeBytes { exchangeDidReceiveBody($0) }
     }
+
+    /// No memory to reuse: every owned chunk is allocated.
+    package func reusableBodyChunk(minimumCapacity: Int) -> [UInt8]? { nil }
 }
 
 /// The connection an exchange used.

@@ -29,6 +29,10 @@ final class HTTP1Connection: IOHandler {
     /// decoding); offered again before ``pending`` on resume.
     private var pendingBody: Range<Int>?
     private var readingPaused = false
+    /// Body bytes read straight into the consumer's next array, not yet handed over.
+    private var directChunk = DirectBodyChunk()
+    /// Hands a part-filled ``directChunk`` over when no more bytes come for a while.
+    private var directChunkTimer: TimerID?
     private var exchange: Exchange?
     private var outbound = OutboundQueue()
     private var interest: IOEvents = []
@@ -94,6 +98,8 @@ final class HTTP1Connection: IOHandler {
         isClosed = true
         machine.closed()
         cancelIdleTimer()
+        cancelDirectChunkTimer()
+        directChunk = DirectBodyChunk()
         loop.deregister(fd: transport.fd)
         transport.close()
     }
@@ -275,65 +281,102 @@ final class HTTP1Connection: IOHandler {
     /// worth it only for large slices.
     static let directBodyReadMinimum = 16 * 1024
 
+    /// How long bytes read into a direct chunk may wait for more before a timer hands them
+    /// over: gathering saves a consumer wake-up per burst, and this bounds what it costs a
+    /// slow body in latency.
+    static let directChunkFlushDelay: Duration = .milliseconds(1)
+
     /// How many bytes to read straight into an array for the consumer, if that is the next
-    /// step: the exchange takes owned chunks, nothing read waits to be parsed, and the framing
-    /// says at least ``directBodyReadMinimum`` body bytes come next.
+    /// step: a started chunk's room, or, for a new one, when the exchange takes owned chunks,
+    /// nothing read waits to be parsed, and the framing says at least
+    /// ``directBodyReadMinimum`` body bytes come next.
     private func directBodyReadSize(for exchange: Exchange) -> Int? {
+        if !directChunk.isEmpty { return directChunk.room }
         guard pending == nil, pendingBody == nil, exchange.acceptsOwnedBody else { return nil }
         let expected = parser.bodyBytesReadableDirectly
         guard expected >= Self.directBodyReadMinimum else { return nil }
         return Int(min(expected, Int64(Self.readBufferSize)))
     }
 
-    /// Reads up to `size` body bytes straight into a new array and hands it to the exchange,
+    /// Reads body bytes straight into the array the consumer will own (``directChunk``),
     /// sparing the copy out of the read buffer (for TLS, OpenSSL decrypts straight into it).
+    /// A full chunk is handed over at once; one the socket left short waits for more, for at
+    /// most ``directChunkFlushDelay``.
     /// - Returns: Whether bytes arrived and reading may go on (not blocked, ended, failed or
     ///   paused).
     private func readBodyDirectly(_ size: Int, for exchange: Exchange) -> Bool {
-        var outcome: Result<IOResult<Int>, TransportFailure> = .success(.wouldBlock)
-        let chunk = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            do throws(TransportFailure) {
-                let result = try transport.read(into: UnsafeMutableRawBufferPointer(buffer))
-                outcome = .success(result)
-                if case .processed(let count) = result { initialized = count }
-            } catch {
-                outcome = .failure(error)
-            }
+        if directChunk.isEmpty {
+            directChunk.start(size: size, reusing: exchange.reusableBodyChunk(minimumCapacity: size))
         }
-        switch outcome {
-        case .failure(let error):
-            transportFailed(error, whileReading: true)
+        let result: IOResult<Int>
+        do throws(TransportFailure) {
+            result = try directChunk.read(from: transport)
+        } catch {
+            if flushDirectChunk(to: exchange) { transportFailed(error, whileReading: true) }
             return false
-        case .success(.wouldBlock):
+        }
+        switch result {
+        case .wouldBlock:
             return false
-        case .success(.processed(0)):
-            endOfInput()
+        case .processed(0):
+            if flushDirectChunk(to: exchange) { endOfInput() }
             return false
-        case .success(.processed(let count)):
+        case .processed(let count):
             lastActivity = .now()
             parser.bodyBytesReadDirectly(count)
-            // An array keeps its capacity: a short read (a slow link, one TLS record) is copied
-            // into one of its own size, so buffered chunks never hold much more than their bytes.
-            let owned = count < size / 4 ? chunk.withUnsafeBytes { [UInt8]($0) } : chunk
-            let demand: BodyDemand
-            do throws(EngineError) {
-                demand = try exchange.receivedBody(owned: owned)
-            } catch {
-                run(machine.exchangeFailed(error))
-                return false
+            guard directChunk.room == 0 else {
+                armDirectChunkTimer()
+                return true
             }
-            // The bytes may have completed the body (or a chunk): the parser says what follows
-            // from no new input, now or, after a pause, when the consumer resumes.
-            if case .pause = demand {
-                readingPaused = true
-                setInterest(interest.subtracting(.read))
-                pending = 0..<0
-                return false
-            }
-            guard !isClosed, self.exchange === exchange else { return false }
-            process(0..<0)
-            return !isClosed && !readingPaused
+            return handOffDirectChunk(to: exchange)
         }
+    }
+
+    /// Hands the gathered chunk to the exchange; the bytes may have completed the body (or a
+    /// chunk), so the parser then says what follows from no new input, now or, after a
+    /// pause, when the consumer resumes.
+    /// - Returns: Whether reading may go on (the exchange neither failed nor paused).
+    private func handOffDirectChunk(to exchange: Exchange) -> Bool {
+        cancelDirectChunkTimer()
+        let demand: BodyDemand
+        do throws(EngineError) {
+            demand = try exchange.receivedBody(owned: directChunk.take())
+        } catch {
+            run(machine.exchangeFailed(error))
+            return false
+        }
+        if case .pause = demand {
+            readingPaused = true
+            setInterest(interest.subtracting(.read))
+            pending = 0..<0
+            return false
+        }
+        guard !isClosed, self.exchange === exchange else { return false }
+        process(0..<0)
+        return !isClosed && !readingPaused
+    }
+
+    /// Before the end of input or a failure is reported, the bytes gathered so far reach the
+    /// consumer (a download keeps them to resume from, an error counts them).
+    /// - Returns: Whether the exchange is still running, to hear the end or the failure.
+    private func flushDirectChunk(to exchange: Exchange) -> Bool {
+        if !directChunk.isEmpty { _ = handOffDirectChunk(to: exchange) }
+        return !isClosed && self.exchange === exchange
+    }
+
+    private func armDirectChunkTimer() {
+        guard directChunkTimer == nil else { return }
+        directChunkTimer = loop.scheduleTimer(at: .now() + Self.directChunkFlushDelay) { [weak self] in
+            guard let self else { return }
+            directChunkTimer = nil
+            guard let exchange, !isClosed, !directChunk.isEmpty else { return }
+            _ = handOffDirectChunk(to: exchange)
+        }
+    }
+
+    private func cancelDirectChunkTimer() {
+        if let directChunkTimer { loop.cancelTimer(directChunkTimer) }
+        directChunkTimer = nil
     }
 
     /// Hands body bytes (a range of the read buffer) to the exchange.

@@ -26,6 +26,10 @@ public struct ResponseBody: AsyncSequence, Sendable {
         let lifetime: BodyLifetime
 
         /// The next chunk, or `nil` at the end of the body.
+        ///
+        /// If the chunk returned before has been let go of by then, its memory carries a later
+        /// chunk (pages already mapped, no new allocation). Mutating a chunk before the next
+        /// call copies it once.
         /// - Throws: ``NetworkError`` when the body could not be received completely, or
         ///   ``NetworkError/Code/cancelled`` when the iterating task was cancelled.
         public mutating func next() async throws(NetworkError) -> [UInt8]? {
@@ -60,6 +64,11 @@ public struct ResponseBody: AsyncSequence, Sendable {
 final class ResponseBodyBuffer: Sendable {
     /// Unconsumed bytes above which the engine stops reading.
     static let highWaterMark = 1 << 20
+    /// Chunks at least this large (read straight from the socket) are worth reusing.
+    static let recycledCapacityMinimum = 64 * 1024
+    /// Emptied chunks kept for the producer at most: its next chunk, and the one after when it
+    /// runs a chunk ahead of its consumer. More would only hold memory longer.
+    static let sparesMaximum = 2
 
     private struct State {
         var chunks: [[UInt8]] = []
@@ -69,6 +78,11 @@ final class ResponseBodyBuffer: Sendable {
         var failure: NetworkError?
         var paused = false
         var waiter: CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>?
+        /// The chunk the consumer got last: a second reference, which is the only one left
+        /// once the consumer lets go of it (see ``recycleHandedOut()``).
+        var handedOut: [UInt8] = []
+        /// Empty arrays consumed chunks left, for the producer's next chunks.
+        var spares: [[UInt8]] = []
     }
 
     private let state = Mutex(State())
@@ -81,19 +95,25 @@ final class ResponseBodyBuffer: Sendable {
     }
 
     /// Producer: adds a chunk. Returns `false` when the producer should pause.
-    func append(_ chunk: [UInt8]) -> Bool {
+    ///
+    /// A waiting consumer gets the chunk itself (`consuming`): the producer keeps no reference
+    /// of its own that could make the chunk look still in use when it is recycled.
+    func append(_ chunk: consuming [UInt8]) -> Bool {
+        var chunk = Optional(chunk)
         let (waiter, keepGoing) = state.withLock { state -> (CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>?, Bool) in
             if let waiter = state.waiter {
                 state.waiter = nil
+                state.handedOut = chunk!
                 return (waiter, true)
             }
-            state.chunks.append(chunk)
-            state.bufferedBytes += chunk.count
+            let bytes = chunk.take()!
+            state.bufferedBytes += bytes.count
+            state.chunks.append(bytes)
             let keepGoing = state.bufferedBytes < Self.highWaterMark
             if !keepGoing { state.paused = true }
             return (nil, keepGoing)
         }
-        waiter?.resume(returning: .success(chunk))
+        if let waiter { waiter.resume(returning: .success(chunk.take())) }
         return keepGoing
     }
 
@@ -106,6 +126,31 @@ final class ResponseBodyBuffer: Sendable {
             return state.waiter
         }
         waiter?.resume(returning: failure.map { .failure($0) } ?? .success(nil))
+    }
+
+    /// Consumer, before taking the next chunk: the memory of the chunk handed out last goes to
+    /// the producer for a later chunk. Emptying the array keeps its memory only if the
+    /// consumer let go of the chunk; if it still holds it, Swift gives the emptied array new
+    /// memory of the same capacity, not yet touched, and the consumer's chunk stays as it is.
+    private func recycleHandedOut() {
+        var last = state.withLock { state -> [UInt8] in
+            defer { state.handedOut = [] }
+            return state.handedOut
+        }
+        guard last.capacity >= Self.recycledCapacityMinimum else { return }
+        last.removeAll(keepingCapacity: true)
+        state.withLock { state in
+            if state.spares.count < Self.sparesMaximum { state.spares.append(last) }
+        }
+    }
+
+    /// Producer: an empty array from ``recycleHandedOut()`` with room for `minimumCapacity`
+    /// bytes, if there is one.
+    func takeSpareChunk(minimumCapacity: Int) -> [UInt8]? {
+        state.withLock { state in
+            guard let index = state.spares.lastIndex(where: { $0.capacity >= minimumCapacity }) else { return nil }
+            return state.spares.remove(at: index)
+        }
     }
 
     /// Consumer: stops the transfer early (a no-op once the body ended).
@@ -124,6 +169,7 @@ final class ResponseBodyBuffer: Sendable {
     /// would still send the task through the executor, often a thread wake-up per chunk.
     func next() async throws(NetworkError) -> [UInt8]? {
         if Task.isCancelled { cancelFromConsumer() }
+        recycleHandedOut()
         let (ready, resume) = state.withLock { Self.take(from: &$0) }
         if resume { onResume() }
         if let ready { return try ready.get() }
@@ -147,7 +193,10 @@ final class ResponseBodyBuffer: Sendable {
     /// whether the paused producer should now resume.
     private static func take(from state: inout State) -> (result: Result<[UInt8]?, NetworkError>?, resume: Bool) {
         if state.head < state.chunks.count {
-            let chunk = state.chunks[state.head]
+            // Moved out, so the buffer keeps no reference of its own to the chunk.
+            var chunk: [UInt8] = []
+            swap(&chunk, &state.chunks[state.head])
+            state.handedOut = chunk
             state.head += 1
             state.bufferedBytes -= chunk.count
             if state.head == state.chunks.count {

@@ -132,9 +132,14 @@ final class Transfer: ExchangeDelegate, @unchecked Sendable {
         return false
     }
 
-    func exchangeDidReceiveBody(owned chunk: [UInt8]) -> BodyDemand {
+    func exchangeDidReceiveBody(owned chunk: consuming [UInt8]) -> BodyDemand {
         guard case .stream(let buffer, _) = sink else { return chunk.withUnsafeBytes { exchangeDidReceiveBody($0) } }
-        return buffer.append(chunk) ? .more : .pause
+        return buffer.append(consume chunk) ? .more : .pause
+    }
+
+    func reusableBodyChunk(minimumCapacity: Int) -> [UInt8]? {
+        guard case .stream(let buffer, _) = sink else { return nil }
+        return buffer.takeSpareChunk(minimumCapacity: minimumCapacity)
     }
 
     func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics) {

@@ -72,6 +72,24 @@ struct EngineDirectBodyTests {
         #expect(delegate.record.ownedCapacityRatio <= 4.1, "\(delegate.record.ownedCapacityRatio)")
     }
 
+    @Test("bytes that came before the server paused reach the consumer during the pause, not with what follows")
+    func bytesBeforeAPauseAreHandedOver() async throws {
+        let body = TestBytes.pattern(count: 100_000)
+        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
+        // The head comes alone, so every body byte is read straight into the consumer's arrays.
+        let delegate = try await runAgainstScript(
+            [.readRequest, .send(head), .sleep(.milliseconds(100)), .send(Array(body[..<40_000])),
+             .sleep(.milliseconds(500)), .send(Array(body[40_000...])), .readRequest],
+            delegate: CollectingDelegate(takesOwnedChunks: true))
+        #expect(delegate.succeeded, "\(delegate.record.endings)")
+        #expect(delegate.record.body == body)
+        let sizes = delegate.record.ownedChunkSizes
+        #expect(sizes.reduce(0, +) == body.count)
+        // An array that gathered bytes from both sides of the pause would have waited 500 ms.
+        let ends = sizes.reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1) }
+        #expect(ends.contains(40_000), "\(sizes)")
+    }
+
     @Test("a body delimited by the connection's end arrives whole")
     func untilClose() async throws {
         let body = TestBytes.pattern(count: Self.size)

@@ -30,6 +30,8 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
         var ownedBodyCalls = 0
         /// The largest capacity an owned array had for each byte it held.
         var ownedCapacityRatio = 0.0
+        /// The byte count of each owned array, in order.
+        var ownedChunkSizes: [Int] = []
         var endings: [ExchangeEnding] = []
         var metrics: ExchangeMetrics?
     }
@@ -113,11 +115,13 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
         return policy?(call, bytes.count) ?? .more
     }
 
-    func exchangeDidReceiveBody(owned chunk: [UInt8]) -> BodyDemand {
+    func exchangeDidReceiveBody(owned chunk: consuming [UInt8]) -> BodyDemand {
+        let chunk = consume chunk
         let call = state.withLock { record in
             record.body.append(contentsOf: chunk)
             record.bodyCalls += 1
             record.ownedBodyCalls += 1
+            record.ownedChunkSizes.append(chunk.count)
             record.ownedCapacityRatio = max(record.ownedCapacityRatio, Double(chunk.capacity) / Double(max(chunk.count, 1)))
             return record.bodyCalls - 1
         }

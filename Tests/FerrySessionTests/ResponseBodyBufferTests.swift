@@ -81,4 +81,74 @@ struct ResponseBodyBufferTests {
         #expect(error?.code == .cancelled)
         #expect(calls.abandons.load(ordering: .relaxed) == 1)
     }
+
+    /// A full chunk in an array of `capacity` bytes, and the address of its memory.
+    static func largeChunk(_ value: UInt8, capacity: Int = 256 * 1024) -> ([UInt8], UnsafePointer<UInt8>?) {
+        var chunk = [UInt8]()
+        chunk.reserveCapacity(capacity)
+        chunk.append(contentsOf: repeatElement(value, count: capacity))
+        return (chunk, chunk.withUnsafeBufferPointer { $0.baseAddress })
+    }
+
+    @Test("a large chunk the consumer let go of lends its memory, emptied, to the producer's next chunk")
+    func releasedChunkIsReused() async throws {
+        let buffer = Self.buffer(Calls())
+        let (first, address) = Self.largeChunk(1)
+        let accepted = buffer.append(consume first)
+        #expect(accepted)
+        #expect(buffer.append(Self.largeChunk(2).0))
+        #expect(buffer.takeSpareChunk(minimumCapacity: 1) == nil, "nothing consumed yet")
+        let taken = try await buffer.next()
+        #expect(taken?.first == 1)
+        _ = consume taken
+        #expect(try await buffer.next()?.first == 2)
+        let spare = try #require(buffer.takeSpareChunk(minimumCapacity: 256 * 1024))
+        #expect(spare.isEmpty && spare.capacity >= 256 * 1024)
+        #expect(spare.withUnsafeBufferPointer { $0.baseAddress } == address)
+        #expect(buffer.takeSpareChunk(minimumCapacity: 1) == nil, "one spare, taken once")
+    }
+
+    @Test("a chunk the consumer still holds is never written into: the spare gets memory of its own")
+    func heldChunkIsLeftAlone() async throws {
+        let buffer = Self.buffer(Calls())
+        let (first, address) = Self.largeChunk(7)
+        let accepted = buffer.append(consume first)
+        #expect(accepted)
+        #expect(buffer.append(Self.largeChunk(8).0))
+        let kept = try #require(try await buffer.next())
+        #expect(try await buffer.next()?.first == 8)
+        var spare = try #require(buffer.takeSpareChunk(minimumCapacity: 256 * 1024))
+        #expect(spare.withUnsafeBufferPointer { $0.baseAddress } != address)
+        spare.append(contentsOf: repeatElement(0, count: 1000))
+        #expect(kept.count == 256 * 1024 && kept.allSatisfy { $0 == 7 })
+    }
+
+    @Test("small chunks are not kept for reuse, and at most sparesMaximum large ones are")
+    func recyclingIsBounded() async throws {
+        let buffer = Self.buffer(Calls())
+        #expect(buffer.append([UInt8](repeating: 1, count: 1000)))
+        #expect(buffer.append([2]))
+        _ = try await buffer.next()
+        _ = try await buffer.next()
+        #expect(buffer.takeSpareChunk(minimumCapacity: 1) == nil, "a 1,000-byte chunk is not worth keeping")
+
+        let count = ResponseBodyBuffer.sparesMaximum + 2
+        for value in 0..<count { _ = buffer.append(Self.largeChunk(UInt8(value), capacity: ResponseBodyBuffer.recycledCapacityMinimum).0) }
+        buffer.finish(nil)
+        while try await buffer.next() != nil {}
+        var spares = 0
+        while buffer.takeSpareChunk(minimumCapacity: ResponseBodyBuffer.recycledCapacityMinimum) != nil { spares += 1 }
+        #expect(spares == ResponseBodyBuffer.sparesMaximum)
+    }
+
+    @Test("a spare smaller than the producer needs is not handed out")
+    func spareTooSmall() async throws {
+        let buffer = Self.buffer(Calls())
+        #expect(buffer.append(Self.largeChunk(1, capacity: 100_000).0))
+        #expect(buffer.append([2]))
+        _ = try await buffer.next()
+        _ = try await buffer.next()
+        #expect(buffer.takeSpareChunk(minimumCapacity: 256 * 1024) == nil)
+        #expect(buffer.takeSpareChunk(minimumCapacity: 100_000) != nil)
+    }
 }

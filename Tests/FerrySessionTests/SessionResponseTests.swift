@@ -74,6 +74,29 @@ struct SessionResponseTests {
         }
     }
 
+    @Test("bytes(for:): chunks the consumer keeps stay intact while the memory of those it drops carries later ones")
+    func keptChunksStayIntact() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let size = 8 * 1024 * 1024
+            let (body, _) = try await session.bytes(for: NetworkRequest(url: server.url("/large/\(size)")))
+            var kept: [(offset: Int, chunk: [UInt8])] = []
+            var total = 0
+            var index = 0
+            for try await chunk in body {
+                if index % 2 == 0 { kept.append((total, chunk)) }
+                total += chunk.count
+                index += 1
+            }
+            #expect(total == size)
+            #expect(kept.count > 1)
+            for (offset, chunk) in kept {
+                #expect(TestBytes.firstMismatch(in: chunk, offset: offset) == nil, "chunk at \(offset) changed")
+            }
+        }
+    }
+
     @Test("bytes(for:) ends a body whose last bytes filled the buffer while nobody read")
     func pauseOnLastSlice() async throws {
         try await HTTPBinServer.withServer { server in

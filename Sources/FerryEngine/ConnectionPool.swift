@@ -190,6 +190,7 @@ final class ConnectionPool {
         connections[id] = connection
         freshTimings[id] = timings
         run(machine.connectionEstablished(id, now: .now()))
+        connection.sendHandshakeRemainder()
     }
 
     /// When a new connection's steps finished, for the first exchange that runs on it.

@@ -75,6 +75,14 @@ final class HTTP1Connection: IOHandler {
         return transport.isIdleAlive
     }
 
+    /// Sends what TLS still holds of the handshake (its last flight, kept back to leave with
+    /// the first request) when no request took it along: the first exchange did not start
+    /// writing, or there was none. A full socket turns write interest on.
+    func sendHandshakeRemainder() {
+        guard !isClosed, transport.hasPendingOutput, !interest.contains(.write) else { return }
+        _ = flushTransport()
+    }
+
     /// Runs `exchange` on this (idle) connection.
     func execute(_ exchange: Exchange) {
         loop.preconditionInEventLoop()

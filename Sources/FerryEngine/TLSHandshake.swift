@@ -111,11 +111,19 @@ final class TLSHandshake: IOHandler {
 
     private func advance() {
         let status = tls.handshake()
-        do throws(TransportFailure) {
-            let flushed = try transport.flush()
-            setInterest(flushed ? .read : [.read, .write])
-        } catch {
-            return failTransport(error)
+        // Every flight but the last goes out at once: the server waits for it. The last one
+        // (TLS 1.3's Finished, or a resumed TLS 1.2 session's) waits for the connection's
+        // first write, so it and the request leave in one segment: one send, and one wake-up
+        // of the server, fewer.
+        if case .complete = status {
+            setInterest(.read)
+        } else {
+            do throws(TransportFailure) {
+                let flushed = try transport.flush()
+                setInterest(flushed ? .read : [.read, .write])
+            } catch {
+                return failTransport(error)
+            }
         }
         switch status {
         case .needsInput:

@@ -153,7 +153,11 @@ final class Transport {
                 throw .system(error)
             }
         }
-        guard try flush() else { return .wouldBlock }
+        // Ciphertext the socket refused goes first. Ciphertext TLS holds but never offered (the
+        // handshake's last flight) leaves with this write's records, in one send.
+        if outStart < outEnd {
+            guard try flush() else { return .wouldBlock }
+        }
         var taken = 0
         for buffer in buffers where taken < Self.maxPlaintextPerWrite {
             let slice = UnsafeRawBufferPointer(rebasing: buffer[0..<min(buffer.count, Self.maxPlaintextPerWrite - taken)])

@@ -1,5 +1,6 @@
 import FerryTLS
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -127,6 +128,45 @@ import TestSupport
             #expect(transactions.allSatisfy { $0?.negotiatedTLSProtocolVersion == "TLSv1.3" })
             #expect(server.handshakeCount == 2)
         }
+    }
+
+    @Test("a handshake whose request was cancelled meanwhile is still finished, and the connection serves the next request",
+          arguments: [TLSServerConfiguration.Version.tls12, .tls13])
+    func handshakeFinishedWithoutRequest(version: TLSServerConfiguration.Version) async throws {
+        var configuration = TLSServerConfiguration()
+        configuration.versions = version...version
+        try await TLSTestServer.withServer(configuration) { server in
+            // The evaluator holds the handshake until the request is cancelled.
+            let evaluator = GatedEvaluator()
+            let session = Session(configuration: try TLSSessionTest.configuration { $0.serverTrustEvaluator = evaluator })
+            defer { session.invalidateAndCancel() }
+            let request = NetworkRequest(url: try Self.url(server, "/get"))
+            let cancelled = Task { try await session.data(for: request) }
+            #expect(await waitUntil(timeout: .seconds(10)) { evaluator.isWaiting })
+            cancelled.cancel()
+            evaluator.open()
+            #expect(await networkError { _ = try await cancelled.value }?.code == .cancelled)
+            // The client's last flight waits for a request; with none coming it goes alone.
+            #expect(await waitUntil(timeout: .seconds(10)) { server.connections.first?.handshakeCompleted == true })
+            #expect(server.applicationBytesReceived == 0)
+            let (_, response) = try await session.data(for: request)
+            #expect(response.statusCode == 200)
+            #expect(server.connectionCount == 1, "the connection the cancelled request opened served the next one")
+        }
+    }
+}
+
+/// Approves what the default rules approve once the test opens it (or after 10 s).
+private final class GatedEvaluator: ServerTrustEvaluating {
+    private let state = Mutex((waiting: false, open: false))
+    var isWaiting: Bool { state.withLock { $0.waiting } }
+    func open() { state.withLock { $0.open = true } }
+
+    func evaluate(_ trust: ServerTrust, forDomain domain: String) throws(ServerTrustError) {
+        state.withLock { $0.waiting = true }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while !state.withLock({ $0.open }), ContinuousClock.now < deadline { usleep(1_000) }
+        try DefaultTrustEvaluator().evaluate(trust, forDomain: domain)
     }
 }
 

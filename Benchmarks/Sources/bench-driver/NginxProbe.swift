@@ -30,11 +30,18 @@ struct NginxProbe {
     let handshakeLog: String
     private let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
 
-    /// Finds the single worker of the nginx master `masterPID`.
+    /// Finds the single worker of the nginx master `masterPID`, waiting up to 5 s for the
+    /// master to start it (its port answers before the worker exists).
     /// - Throws: ``BenchError`` when nginx has no single worker.
     init(masterPID: Int32, statusPort: Int, handshakeLog: String) throws(BenchError) {
-        let children = readFile("/proc/\(masterPID)/task/\(masterPID)/children") ?? ""
-        let pids = children.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }
+        var pids: [Int32] = []
+        let deadline = monotonicSeconds() + 5
+        repeat {
+            let children = readFile("/proc/\(masterPID)/task/\(masterPID)/children") ?? ""
+            pids = children.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }
+            if pids.count == 1 { break }
+            usleep(10_000)
+        } while monotonicSeconds() < deadline
         guard pids.count == 1, let worker = pids.first else {
             throw BenchError("nginx master \(masterPID) has \(pids.count) workers, expected 1 (worker_processes 1)")
         }

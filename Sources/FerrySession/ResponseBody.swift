@@ -122,6 +122,8 @@ final class ResponseBodyBuffer: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>? in
             state.ended = true
             state.failure = failure
+            // The producer reads no more chunks.
+            state.spares = []
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -135,12 +137,13 @@ final class ResponseBodyBuffer: Sendable {
     private func recycleHandedOut() {
         var last = state.withLock { state -> [UInt8] in
             defer { state.handedOut = [] }
-            return state.handedOut
+            // Once the body ended, the producer takes no more spares.
+            return state.ended ? [] : state.handedOut
         }
         guard last.capacity >= Self.recycledCapacityMinimum else { return }
         last.removeAll(keepingCapacity: true)
         state.withLock { state in
-            if state.spares.count < Self.sparesMaximum { state.spares.append(last) }
+            if !state.ended, state.spares.count < Self.sparesMaximum { state.spares.append(last) }
         }
     }
 
@@ -156,7 +159,7 @@ final class ResponseBodyBuffer: Sendable {
     /// Consumer: stops the transfer early (a no-op once the body ended).
     func abandon() {
         let wasEnded = state.withLock { state -> Bool in
-            defer { state.ended = true; state.chunks = []; state.head = 0; state.bufferedBytes = 0 }
+            defer { state.ended = true; state.chunks = []; state.head = 0; state.bufferedBytes = 0; state.spares = [] }
             return state.ended
         }
         if !wasEnded { onAbandon() }
@@ -231,6 +234,7 @@ final class ResponseBodyBuffer: Sendable {
                 state.chunks = []
                 state.head = 0
                 state.bufferedBytes = 0
+                state.spares = []
             }
             defer { state.waiter = nil }
             return (state.waiter, wasEnded)

@@ -132,13 +132,25 @@ struct ResponseBodyBufferTests {
         _ = try await buffer.next()
         #expect(buffer.takeSpareChunk(minimumCapacity: 1) == nil, "a 1,000-byte chunk is not worth keeping")
 
+        // Each call to next() recycles the chunk the call before returned.
         let count = ResponseBodyBuffer.sparesMaximum + 2
         for value in 0..<count { _ = buffer.append(Self.largeChunk(UInt8(value), capacity: ResponseBodyBuffer.recycledCapacityMinimum).0) }
-        buffer.finish(nil)
-        while try await buffer.next() != nil {}
+        for _ in 0..<count { _ = try await buffer.next() }
         var spares = 0
         while buffer.takeSpareChunk(minimumCapacity: ResponseBodyBuffer.recycledCapacityMinimum) != nil { spares += 1 }
         #expect(spares == ResponseBodyBuffer.sparesMaximum)
+    }
+
+    @Test("once the body ended, no memory is kept for a producer that reads no more")
+    func noSparesAfterTheEnd() async throws {
+        let buffer = Self.buffer(Calls())
+        #expect(buffer.append(Self.largeChunk(1).0))
+        #expect(buffer.append(Self.largeChunk(2).0))
+        _ = try await buffer.next()
+        buffer.finish(nil)
+        _ = try await buffer.next()
+        #expect(try await buffer.next() == nil)
+        #expect(buffer.takeSpareChunk(minimumCapacity: 1) == nil)
     }
 
     @Test("a spare smaller than the producer needs is not handed out")

@@ -90,13 +90,19 @@ struct ResponseBodyBufferTests {
         return (chunk, chunk.withUnsafeBufferPointer { $0.baseAddress })
     }
 
+    /// A buffer holding two large chunks, `first` then `second` (under the high-water mark),
+    /// and the address of the first one's memory, which only the buffer references.
+    static func bufferWithTwoChunks(_ first: UInt8, _ second: UInt8) -> (ResponseBodyBuffer, UnsafePointer<UInt8>?) {
+        let buffer = Self.buffer(Calls())
+        let (chunk, address) = largeChunk(first)
+        _ = buffer.append(consume chunk)
+        _ = buffer.append(largeChunk(second).0)
+        return (buffer, address)
+    }
+
     @Test("a large chunk the consumer let go of lends its memory, emptied, to the producer's next chunk")
     func releasedChunkIsReused() async throws {
-        let buffer = Self.buffer(Calls())
-        let (first, address) = Self.largeChunk(1)
-        let accepted = buffer.append(consume first)
-        #expect(accepted)
-        #expect(buffer.append(Self.largeChunk(2).0))
+        let (buffer, address) = Self.bufferWithTwoChunks(1, 2)
         #expect(buffer.takeSpareChunk(minimumCapacity: 1) == nil, "nothing consumed yet")
         let taken = try await buffer.next()
         #expect(taken?.first == 1)
@@ -110,11 +116,7 @@ struct ResponseBodyBufferTests {
 
     @Test("a chunk the consumer still holds is never written into: the spare gets memory of its own")
     func heldChunkIsLeftAlone() async throws {
-        let buffer = Self.buffer(Calls())
-        let (first, address) = Self.largeChunk(7)
-        let accepted = buffer.append(consume first)
-        #expect(accepted)
-        #expect(buffer.append(Self.largeChunk(8).0))
+        let (buffer, address) = Self.bufferWithTwoChunks(7, 8)
         let kept = try #require(try await buffer.next())
         #expect(try await buffer.next()?.first == 8)
         var spare = try #require(buffer.takeSpareChunk(minimumCapacity: 256 * 1024))
@@ -143,9 +145,7 @@ struct ResponseBodyBufferTests {
 
     @Test("once the body ended, no memory is kept for a producer that reads no more")
     func noSparesAfterTheEnd() async throws {
-        let buffer = Self.buffer(Calls())
-        #expect(buffer.append(Self.largeChunk(1).0))
-        #expect(buffer.append(Self.largeChunk(2).0))
+        let (buffer, _) = Self.bufferWithTwoChunks(1, 2)
         _ = try await buffer.next()
         buffer.finish(nil)
         _ = try await buffer.next()

@@ -76,7 +76,8 @@ struct EngineDirectBodyTests {
     func bytesBeforeAPauseAreHandedOver() async throws {
         let body = TestBytes.pattern(count: 100_000)
         let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
-        // The head comes alone, so every body byte is read straight into the consumer's arrays.
+        // The head comes alone, so the body is read straight into the consumer's arrays (bytes
+        // that a late first read finds behind the head go through the read buffer, first).
         let delegate = try await runAgainstScript(
             [.readRequest, .send(head), .sleep(.milliseconds(100)), .send(Array(body[..<40_000])),
              .sleep(.milliseconds(500)), .send(Array(body[40_000...])), .readRequest],
@@ -84,10 +85,11 @@ struct EngineDirectBodyTests {
         #expect(delegate.succeeded, "\(delegate.record.endings)")
         #expect(delegate.record.body == body)
         let sizes = delegate.record.ownedChunkSizes
-        #expect(sizes.reduce(0, +) == body.count)
+        #expect(!sizes.isEmpty)
         // An array that gathered bytes from both sides of the pause would have waited 500 ms.
-        let ends = sizes.reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1) }
-        #expect(ends.contains(40_000), "\(sizes)")
+        let copied = body.count - sizes.reduce(0, +)
+        let ends = sizes.reduce(into: [copied]) { $0.append($0.last! + $1) }
+        #expect(ends.contains(40_000), "\(copied) copied, then \(sizes)")
     }
 
     @Test("a body delimited by the connection's end arrives whole")

@@ -186,7 +186,6 @@ package final class ContentDecoder {
         }
         return codings
     }
-
 }
 
 /// The decoder holds zlib state and is confined to one event loop.

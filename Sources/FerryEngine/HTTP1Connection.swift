@@ -364,8 +364,9 @@ final class HTTP1Connection: IOHandler {
         return !isClosed && !readingPaused
     }
 
-    /// Before the end of input or a failure is reported, the bytes gathered so far reach the
-    /// consumer (a download keeps them to resume from, an error counts them).
+    /// Hands over the bytes gathered so far, if any: when the flush timer fires, and before the
+    /// end of input or a failure is reported (a download keeps them to resume from, an error
+    /// counts them).
     /// - Returns: Whether the exchange is still running, to hear the end or the failure.
     private func flushDirectChunk(to exchange: Exchange) -> Bool {
         if !directChunk.isEmpty { _ = handOffDirectChunk(to: exchange) }
@@ -377,8 +378,7 @@ final class HTTP1Connection: IOHandler {
         directChunkTimer = loop.scheduleTimer(at: .now() + Self.directChunkFlushDelay) { [weak self] in
             guard let self else { return }
             directChunkTimer = nil
-            guard let exchange, !isClosed, !directChunk.isEmpty else { return }
-            _ = handOffDirectChunk(to: exchange)
+            if let exchange { _ = flushDirectChunk(to: exchange) }
         }
     }
 

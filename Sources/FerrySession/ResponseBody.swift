@@ -79,7 +79,7 @@ final class ResponseBodyBuffer: Sendable {
         var paused = false
         var waiter: CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>?
         /// The chunk the consumer got last: a second reference, which is the only one left
-        /// once the consumer lets go of it (see ``recycleHandedOut()``).
+        /// once the consumer lets go of it (see ``recycleHandedOut(_:)``).
         var handedOut: [UInt8] = []
         /// Empty arrays consumed chunks left, for the producer's next chunks.
         var spares: [[UInt8]] = []
@@ -130,24 +130,20 @@ final class ResponseBodyBuffer: Sendable {
         waiter?.resume(returning: failure.map { .failure($0) } ?? .success(nil))
     }
 
-    /// Consumer, before taking the next chunk: the memory of the chunk handed out last goes to
-    /// the producer for a later chunk. Emptying the array keeps its memory only if the
-    /// consumer let go of the chunk; if it still holds it, Swift gives the emptied array new
-    /// memory of the same capacity, not yet touched, and the consumer's chunk stays as it is.
-    private func recycleHandedOut() {
-        var last = state.withLock { state -> [UInt8] in
-            defer { state.handedOut = [] }
-            // Once the body ended, the producer takes no more spares.
-            return state.ended ? [] : state.handedOut
-        }
-        guard last.capacity >= Self.recycledCapacityMinimum else { return }
-        last.removeAll(keepingCapacity: true)
+    /// Consumer, with the chunk handed out last (which ``next()`` took from the state): its
+    /// memory goes to the producer for a later chunk. Emptying the array keeps its memory only
+    /// if the consumer let go of the chunk; if it still holds it, Swift gives the emptied array
+    /// new memory of the same capacity, not yet touched, and the consumer's chunk stays as it is.
+    private func recycleHandedOut(_ chunk: consuming [UInt8]) {
+        var chunk = chunk
+        guard chunk.capacity >= Self.recycledCapacityMinimum else { return }
+        chunk.removeAll(keepingCapacity: true)
         state.withLock { state in
-            if !state.ended, state.spares.count < Self.sparesMaximum { state.spares.append(last) }
+            if !state.ended, state.spares.count < Self.sparesMaximum { state.spares.append(chunk) }
         }
     }
 
-    /// Producer: an empty array from ``recycleHandedOut()`` with room for `minimumCapacity`
+    /// Producer: an empty array from ``recycleHandedOut(_:)`` with room for `minimumCapacity`
     /// bytes, if there is one.
     func takeSpareChunk(minimumCapacity: Int) -> [UInt8]? {
         state.withLock { state in
@@ -172,8 +168,15 @@ final class ResponseBodyBuffer: Sendable {
     /// would still send the task through the executor, often a thread wake-up per chunk.
     func next() async throws(NetworkError) -> [UInt8]? {
         if Task.isCancelled { cancelFromConsumer() }
-        recycleHandedOut()
-        let (ready, resume) = state.withLock { Self.take(from: &$0) }
+        let (ready, resume, last) = state.withLock { state in
+            // The chunk handed out last leaves the state before the next one is taken; once the
+            // body ended, the producer takes no more spares, so it is simply dropped.
+            let last = state.ended ? [] : state.handedOut
+            state.handedOut = []
+            let taken = Self.take(from: &state)
+            return (taken.result, taken.resume, last)
+        }
+        recycleHandedOut(consume last)
         if resume { onResume() }
         if let ready { return try ready.get() }
         let result = await withTaskCancellationHandler {

@@ -52,15 +52,15 @@ import Testing
         let server = try ScriptedServer(scripts: [[
             .readRequest, .sendSlowly("abcdef", chunk: 2, interval: .milliseconds(20)), .shutdownWrite,
             .readBytes(3), .close,
-        ]])
+        ]], ioTimeout: .seconds(30))  // the full suite on 2 cores can delay the client's resumption by seconds
         defer { server.shutdown() }
-        let client = try RawHTTPClient(port: server.port)
+        let client = try RawHTTPClient(port: server.port, timeout: .seconds(30))
         let start = ContinuousClock.now
         try await client.send("GET / HTTP/1.1\r\n\r\n")
         #expect(try await client.readUntilClose() == Array("abcdef".utf8))
         #expect(ContinuousClock.now - start >= .milliseconds(35))
         try await client.send("xyz")
-        #expect(await server.waitForFinishedConnections(1))
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(30)))
         #expect(server.receivedBytes(connection: 0).suffix(3) == Array("xyz".utf8))
         #expect(server.mismatches.isEmpty)
     }

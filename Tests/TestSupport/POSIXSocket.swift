@@ -128,7 +128,16 @@ enum POSIXSocket {
     /// Sleeps for `duration` unless `wake` fires first.
     /// - Returns: `false` when woken (shutting down).
     static func sleep(_ duration: Duration, wake: Int32) -> Bool {
-        wait(fd: -1, events: 0, wake: wake, timeout: duration) != .woken
+        if duration < .milliseconds(1) {
+            // poll counts whole milliseconds: a shorter pause sleeps (and a shutdown waits it out).
+            let (seconds, attoseconds) = duration.components
+            guard seconds >= 0, attoseconds > 0 else { return true }
+            var pause = timespec(tv_sec: 0, tv_nsec: Int(attoseconds / 1_000_000_000))
+            var left = timespec()
+            while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
+            return true
+        }
+        return wait(fd: -1, events: 0, wake: wake, timeout: duration) != .woken
     }
 
     /// Makes the next `close` send RST instead of FIN (SO_LINGER on, timeout 0).

@@ -13,6 +13,9 @@ struct DirectBodyChunk {
     private var bytes: [UInt8] = []
     /// The size the chunk is handed over at: never more than the framing said was body.
     private var target = 0
+    /// The reads that brought bytes into this chunk: more than one means the transport ran
+    /// dry before the chunk was full.
+    private(set) var reads = 0
 
     /// No bytes are waiting.
     var isEmpty: Bool { bytes.isEmpty }
@@ -42,7 +45,10 @@ struct DirectBodyChunk {
             span.withUnsafeMutableBufferPointer { buffer, initialized in
                 do throws(TransportFailure) {
                     let result = try transport.read(into: UnsafeMutableRawBufferPointer(buffer))
-                    if case .processed(let count) = result { initialized = count }
+                    if case .processed(let count) = result {
+                        initialized = count
+                        if count > 0 { reads += 1 }
+                    }
                     outcome = .success(result)
                 } catch {
                     outcome = .failure(error)
@@ -59,6 +65,7 @@ struct DirectBodyChunk {
         defer {
             bytes = []
             target = 0
+            reads = 0
         }
         return bytes.count < target / 4 ? bytes.withUnsafeBytes { [UInt8]($0) } : bytes
     }

@@ -31,8 +31,11 @@ final class HTTP1Connection: IOHandler {
     private var readingPaused = false
     /// Body bytes read straight into the consumer's next array, not yet handed over.
     private var directChunk = DirectBodyChunk()
-    /// Hands a part-filled ``directChunk`` over when no more bytes come for a while.
+    /// Fires when no chunk filled for ``directChunkFlushDelay``: lowers a raised ``lowWater``
+    /// and hands a part-filled ``directChunk`` over.
     private var directChunkTimer: TimerID?
+    /// Raised while a large body arrives fast, so epoll wakes the loop less often.
+    private var lowWater = ReceiveLowWaterMark()
     private var exchange: Exchange?
     private var outbound = OutboundQueue()
     private var interest: IOEvents = []
@@ -214,7 +217,9 @@ final class HTTP1Connection: IOHandler {
             let finished = exchange
             exchange = nil
             cancelIdleTimer()
-            if !reusable { close() }
+            // The next response's head must wake the loop, however few its bytes.
+            let lowered = (try? lowWater.lower(on: transport.socket)) != nil
+            if !reusable || !lowered { close() }
             // The connection goes back to the pool before the caller hears of the success, so a
             // request made right after an `await` returns always finds it idle.
             pool.exchangeFinished(on: id, reusable: reusable && !isClosed)
@@ -333,6 +338,8 @@ final class HTTP1Connection: IOHandler {
             lastActivity = .now()
             parser.bodyBytesReadDirectly(count)
             guard directChunk.room == 0 else {
+                // The body's tail may be shorter than a raised mark: lower it in time.
+                guard updateLowWater(fast: false) else { return false }
                 armDirectChunkTimer()
                 return true
             }
@@ -343,9 +350,15 @@ final class HTTP1Connection: IOHandler {
     /// Hands the gathered chunk to the exchange; the bytes may have completed the body (or a
     /// chunk), so the parser then says what follows from no new input, now or, after a
     /// pause, when the consumer resumes.
+    ///
+    /// A chunk that filled over several reads shows a body fast enough to fill one within the
+    /// timer's delay, yet slower than the loop (which ran the socket dry between them, and
+    /// slept): the low-water mark goes up while enough of the body remains, and the timer
+    /// watches a raised mark, so a peer that stops short of it is still read.
     /// - Returns: Whether reading may go on (the exchange neither failed nor paused).
     private func handOffDirectChunk(to exchange: Exchange) -> Bool {
         cancelDirectChunkTimer()
+        let filledOverReads = directChunk.room == 0 && directChunk.reads > 1
         let demand: BodyDemand
         do throws(EngineError) {
             demand = try exchange.receivedBody(owned: directChunk.take())
@@ -354,14 +367,18 @@ final class HTTP1Connection: IOHandler {
             return false
         }
         if case .pause = demand {
-            readingPaused = true
-            setInterest(interest.subtracting(.read))
+            pauseReading()
             pending = 0..<0
             return false
         }
         guard !isClosed, self.exchange === exchange else { return false }
         process(0..<0)
-        return !isClosed && !readingPaused
+        guard !isClosed, !readingPaused else { return false }
+        if self.exchange === exchange {
+            guard updateLowWater(fast: filledOverReads) else { return false }
+            if lowWater.isRaised { armDirectChunkTimer() }
+        }
+        return true
     }
 
     /// Hands over the bytes gathered so far, if any: when the flush timer fires, and before the
@@ -376,10 +393,52 @@ final class HTTP1Connection: IOHandler {
     private func armDirectChunkTimer() {
         guard directChunkTimer == nil else { return }
         directChunkTimer = loop.scheduleTimer(at: .now() + Self.directChunkFlushDelay) { [weak self] in
-            guard let self else { return }
-            directChunkTimer = nil
-            if let exchange { _ = flushDirectChunk(to: exchange) }
+            self?.directChunkTimerFired()
         }
+    }
+
+    /// No chunk filled for ``directChunkFlushDelay``: the body slowed down. Bytes below a
+    /// raised mark wait unannounced, so the mark goes down and they are read now; then what
+    /// was gathered is handed over.
+    private func directChunkTimerFired() {
+        directChunkTimer = nil
+        guard let exchange, !isClosed else { return }
+        if lowWater.isRaised {
+            guard lowerLowWater() else { return }
+            readable()
+            guard !isClosed, self.exchange === exchange else { return }
+        }
+        _ = flushDirectChunk(to: exchange)
+    }
+
+    /// Sets ``lowWater`` for the body bytes still to come (see ``ReceiveLowWaterMark``).
+    /// - Returns: `false` when `setsockopt` failed, which failed the exchange.
+    private func updateLowWater(fast: Bool) -> Bool {
+        updateLowWater(remaining: parser.bodyBytesReadableDirectly, fast: fast)
+    }
+
+    /// Lowers a raised ``lowWater``, so epoll reports every byte again.
+    /// - Returns: `false` when `setsockopt` failed, which failed the exchange.
+    private func lowerLowWater() -> Bool {
+        updateLowWater(remaining: 0, fast: false)
+    }
+
+    private func updateLowWater(remaining: Int64, fast: Bool) -> Bool {
+        do throws(SystemError) {
+            try lowWater.update(remaining: remaining, margin: transport.maximumHeldInput, fast: fast, on: transport.socket)
+            return true
+        } catch {
+            transportFailed(.system(error), whileReading: true)
+            return false
+        }
+    }
+
+    /// The consumer has enough: reading stops until it resumes. The consumer now sets the
+    /// pace, not the peer, so a raised mark goes down (reading resumes on any byte).
+    private func pauseReading() {
+        readingPaused = true
+        setInterest(interest.subtracting(.read))
+        _ = lowerLowWater()
     }
 
     private func cancelDirectChunkTimer() {
@@ -399,8 +458,7 @@ final class HTTP1Connection: IOHandler {
             return false
         }
         guard case .pause = result.demand else { return true }
-        readingPaused = true
-        setInterest(interest.subtracting(.read))
+        pauseReading()
         if result.consumed < range.count { pendingBody = (range.lowerBound + result.consumed)..<range.upperBound }
         return false
     }

@@ -141,6 +141,11 @@ final class Transport {
     /// the reader must call `read` again before waiting for the socket.
     var hasBufferedInput: Bool { deferredEnd != nil || (tls?.hasBufferedInput ?? false) }
 
+    /// The most input this transport may have taken from the socket and not returned yet
+    /// (OpenSSL's record buffer, and the handshake's ciphertext buffer): bytes that a receive
+    /// low-water mark must not wait for, since the socket no longer holds them.
+    var maximumHeldInput: Int { tls == nil ? 0 : TLSClientContext.readBufferLength + Self.cipherBufferSize }
+
     // MARK: - Writing
 
     /// Writes (plain) or encrypts and sends (TLS) from `buffers`, in order.

@@ -23,7 +23,7 @@ package final class TLSClientContext: @unchecked Sendable {
     /// copying than the read(2) calls it saves (measured on W4: 10% of the CPU in memmove with
     /// sixteen records, 4.8% with four, 3.6% with two). Idle connections give it back
     /// (SSL_MODE_RELEASE_BUFFERS).
-    static let readBufferLength = 4 * (16 * 1024 + 512)
+    package static let readBufferLength = 4 * (16 * 1024 + 512)
 
     /// Builds the context.
     /// - Throws: ``TLSError/Kind-swift.struct/invalidConfiguration`` when OpenSSL refuses a

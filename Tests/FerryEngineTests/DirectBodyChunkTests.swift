@@ -36,8 +36,10 @@ struct DirectBodyChunkTests {
             #expect(try chunk.read(from: transport) == .processed(range.count))
             #expect(chunk.room == body.count - range.upperBound)
         }
+        #expect(chunk.reads == 3)
         let taken = chunk.take()
         #expect(taken == body)
+        #expect(chunk.reads == 0)
         #expect(chunk.isEmpty && chunk.room == 0)
     }
 

@@ -5,6 +5,7 @@
 import FerryIO
 import FerryWire
 import HTTPTypes
+import Synchronization
 import Testing
 import TestSupport
 
@@ -92,6 +93,101 @@ struct EngineDirectBodyTests {
         #expect(ends.contains(40_000), "\(copied) copied, then \(sizes)")
     }
 
+    @Test("bytes a fast body left below the raised low-water mark reach the consumer while the server pauses")
+    func bytesBelowTheLowWaterMarkAreRead() async throws {
+        // Pieces a tenth of a millisecond apart: chunks fill over several reads, which raises the
+        // mark. The pause leaves 40,000 bytes queued, fewer than the mark, which epoll does not
+        // announce; the read timer must lower the mark and take them.
+        let chunkSize = HTTP1Connection.readBufferSize
+        let pauseAt = 4 * chunkSize + 40_000
+        let body = TestBytes.pattern(count: pauseAt + 2 * chunkSize)
+        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
+        let server = try ScriptedServer(scripts: [[
+            .readRequest, .send(head), .sleep(.milliseconds(100)),
+            .sendSlowly(Array(body[..<pauseAt]), chunk: 64 * 1024, interval: .microseconds(100)),
+            .sleep(.milliseconds(500)), .send(Array(body[pauseAt...])), .readRequest,
+        ]])
+        let delegate = CollectingDelegate(takesOwnedChunks: true)
+        let engine = try EngineTest.makeEngine()
+        await EngineTest.run(engine, EngineTest.request(server, target: "/big"), delegate: delegate)
+        await EngineTest.shutdown(engine)
+        await server.shutdownGracefully()
+
+        #expect(delegate.succeeded, "\(delegate.record.endings)")
+        #expect(delegate.record.body == body)
+        let sizes = delegate.record.ownedChunkSizes
+        let copied = body.count - sizes.reduce(0, +)
+        let ends = sizes.reduce(into: [copied]) { $0.append($0.last! + $1) }
+        // An array that gathered bytes from both sides of the pause would have waited 500 ms.
+        #expect(ends.contains(pauseAt), "\(copied) copied, then \(sizes)")
+    }
+
+    @Test("a consumer that pauses a fast body and resumes gets the bytes the server left below the mark")
+    func pauseLowersTheLowWaterMark() async throws {
+        // Paced as above, so the mark is up; the consumer pauses for 200 ms on the array that
+        // ends at 1 MiB. The 40,000 bytes after it come meanwhile and stay queued, under the
+        // mark, until the server goes on 600 ms later.
+        let chunkSize = HTTP1Connection.readBufferSize
+        let pauseAt = 4 * chunkSize + 40_000
+        let body = TestBytes.pattern(count: pauseAt + chunkSize)
+        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
+        let server = try ScriptedServer(scripts: [[
+            .readRequest, .send(head), .sleep(.milliseconds(100)),
+            .sendSlowly(Array(body[..<pauseAt]), chunk: 64 * 1024, interval: .microseconds(100)),
+            .sleep(.milliseconds(600)), .send(Array(body[pauseAt...])), .readRequest,
+        ]])
+        let box = HandleBox()
+        let delivered = DeliveredCount()
+        let delegate = CollectingDelegate(policy: { _, count in
+            guard delivered.add(count) == 4 * chunkSize else { return .more }
+            box.resume(after: .milliseconds(200))
+            return .pause
+        }, takesOwnedChunks: true)
+        let engine = try EngineTest.makeEngine()
+        box.set(engine.execute(EngineTest.request(server, target: "/big"), delegate: delegate))
+        _ = await delegate.wait()
+        await EngineTest.shutdown(engine)
+        await server.shutdownGracefully()
+
+        #expect(delegate.succeeded, "\(delegate.record.endings)")
+        #expect(delegate.record.body == body)
+        let sizes = delegate.record.ownedChunkSizes
+        let copied = body.count - sizes.reduce(0, +)
+        let ends = sizes.reduce(into: [copied]) { $0.append($0.last! + $1) }
+        #expect(ends.contains(4 * chunkSize), "\(copied) copied, then \(sizes)")
+        // Read on resuming, not with what came 400 ms later.
+        #expect(ends.contains(pauseAt), "\(copied) copied, then \(sizes)")
+    }
+
+    @Test("a body whose last chunk arrives in one read at the raised mark leaves it down for the next response")
+    func lowWaterMarkIsDownForTheNextResponse() async throws {
+        // Paced as above, and the last chunk is exactly the mark: epoll announces it whole, one
+        // read takes it and ends the body while the mark is still up.
+        let body = TestBytes.pattern(count: 4 * HTTP1Connection.readBufferSize + Int(ReceiveLowWaterMark.raisedValue))
+        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
+        let server = try ScriptedServer(scripts: [[
+            .readRequest, .send(head), .sleep(.milliseconds(100)),
+            .sendSlowly(body, chunk: 64 * 1024, interval: .microseconds(100)),
+            // Held open after it: a FIN would be announced whatever the mark.
+            .readRequest, .send(EngineTest.bytes(EngineTest.ok("next"))), .stallUntilClosed(limit: .seconds(10)),
+        ]])
+        let engine = try EngineTest.makeEngine()
+        let first = CollectingDelegate(takesOwnedChunks: true)
+        await EngineTest.run(engine, EngineTest.request(server, target: "/big"), delegate: first)
+        // A head of a few dozen bytes under a mark left up would wait for the idle timeout.
+        var next = EngineTest.request(server, target: "/next")
+        next.idleTimeout = .seconds(2)
+        let second = CollectingDelegate(takesOwnedChunks: true)
+        await EngineTest.run(engine, next, delegate: second)
+        await EngineTest.shutdown(engine)
+        await server.shutdownGracefully()
+
+        #expect(first.succeeded, "\(first.record.endings)")
+        #expect(first.record.body == body)
+        #expect(second.succeeded && second.record.body == EngineTest.bytes("next"), "\(second.record.endings)")
+        #expect(second.record.connections.first?.isReused == true)
+    }
+
     @Test("a body delimited by the connection's end arrives whole")
     func untilClose() async throws {
         let body = TestBytes.pattern(count: Self.size)
@@ -119,5 +215,15 @@ struct EngineDirectBodyTests {
                                                   delegate: CollectingDelegate(takesOwnedChunks: true))
         #expect(delegate.error?.kind == .partialBody(received: Int64(body.count), expected: Int64(body.count + 1000)))
         #expect(delegate.record.body.count == body.count)
+    }
+}
+
+/// Body bytes a delegate's policy has seen so far.
+private final class DeliveredCount: Sendable {
+    private let total = Atomic<Int>(0)
+
+    /// Adds `count` and returns the new total.
+    func add(_ count: Int) -> Int {
+        total.add(count, ordering: .relaxed).newValue
     }
 }

@@ -23,6 +23,23 @@ struct EngineDirectBodyTests {
         return raw + EngineTest.bytes("0\r\n" + trailer + "\r\n")
     }
 
+    /// Steps that send a `Content-Length` head alone, then `body` up to `pauseAt` in 64 KiB
+    /// pieces a tenth of a millisecond apart (arrays fill over several reads, which raises the
+    /// receive low-water mark), then pause for `pause`, then the rest at once.
+    static func pacedBody(_ body: [UInt8], pauseAt: Int, pause: Duration) -> [ScriptStep] {
+        [.send(EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))), .sleep(.milliseconds(100)),
+         .sendSlowly(Array(body[..<pauseAt]), chunk: 64 * 1024, interval: .microseconds(100)),
+         .sleep(pause), .send(Array(body[pauseAt...]))]
+    }
+
+    /// Where each array the delegate owned ended, counted from the body's start: bytes a late
+    /// first read took in behind the head went through the read buffer, before the arrays.
+    static func arrayEnds(of delegate: CollectingDelegate) -> (ends: [Int], text: String) {
+        let sizes = delegate.record.ownedChunkSizes
+        let copied = delegate.record.body.count - sizes.reduce(0, +)
+        return (sizes.reduce(into: [copied]) { $0.append($0.last! + $1) }, "\(copied) copied, then \(sizes)")
+    }
+
     @Test("a Content-Length body arrives exactly, mostly in owned arrays, and the connection is reused")
     func contentLength() async throws {
         let body = TestBytes.pattern(count: Self.size)
@@ -85,12 +102,10 @@ struct EngineDirectBodyTests {
             delegate: CollectingDelegate(takesOwnedChunks: true))
         #expect(delegate.succeeded, "\(delegate.record.endings)")
         #expect(delegate.record.body == body)
-        let sizes = delegate.record.ownedChunkSizes
-        #expect(!sizes.isEmpty)
+        #expect(!delegate.record.ownedChunkSizes.isEmpty)
         // An array that gathered bytes from both sides of the pause would have waited 500 ms.
-        let copied = body.count - sizes.reduce(0, +)
-        let ends = sizes.reduce(into: [copied]) { $0.append($0.last! + $1) }
-        #expect(ends.contains(40_000), "\(copied) copied, then \(sizes)")
+        let (ends, text) = Self.arrayEnds(of: delegate)
+        #expect(ends.contains(40_000), "\(text)")
     }
 
     @Test("bytes a fast body left below the raised low-water mark reach the consumer while the server pauses")
@@ -101,25 +116,14 @@ struct EngineDirectBodyTests {
         let chunkSize = HTTP1Connection.readBufferSize
         let pauseAt = 4 * chunkSize + 40_000
         let body = TestBytes.pattern(count: pauseAt + 2 * chunkSize)
-        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
-        let server = try ScriptedServer(scripts: [[
-            .readRequest, .send(head), .sleep(.milliseconds(100)),
-            .sendSlowly(Array(body[..<pauseAt]), chunk: 64 * 1024, interval: .microseconds(100)),
-            .sleep(.milliseconds(500)), .send(Array(body[pauseAt...])), .readRequest,
-        ]])
-        let delegate = CollectingDelegate(takesOwnedChunks: true)
-        let engine = try EngineTest.makeEngine()
-        await EngineTest.run(engine, EngineTest.request(server, target: "/big"), delegate: delegate)
-        await EngineTest.shutdown(engine)
-        await server.shutdownGracefully()
-
+        let delegate = try await runAgainstScript(
+            ConnectionScript([.readRequest] + Self.pacedBody(body, pauseAt: pauseAt, pause: .milliseconds(500)) + [.readRequest]),
+            delegate: CollectingDelegate(takesOwnedChunks: true))
         #expect(delegate.succeeded, "\(delegate.record.endings)")
         #expect(delegate.record.body == body)
-        let sizes = delegate.record.ownedChunkSizes
-        let copied = body.count - sizes.reduce(0, +)
-        let ends = sizes.reduce(into: [copied]) { $0.append($0.last! + $1) }
         // An array that gathered bytes from both sides of the pause would have waited 500 ms.
-        #expect(ends.contains(pauseAt), "\(copied) copied, then \(sizes)")
+        let (ends, text) = Self.arrayEnds(of: delegate)
+        #expect(ends.contains(pauseAt), "\(text)")
     }
 
     @Test("a consumer that pauses a fast body and resumes gets the bytes the server left below the mark")
@@ -130,12 +134,9 @@ struct EngineDirectBodyTests {
         let chunkSize = HTTP1Connection.readBufferSize
         let pauseAt = 4 * chunkSize + 40_000
         let body = TestBytes.pattern(count: pauseAt + chunkSize)
-        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
-        let server = try ScriptedServer(scripts: [[
-            .readRequest, .send(head), .sleep(.milliseconds(100)),
-            .sendSlowly(Array(body[..<pauseAt]), chunk: 64 * 1024, interval: .microseconds(100)),
-            .sleep(.milliseconds(600)), .send(Array(body[pauseAt...])), .readRequest,
-        ]])
+        let server = try ScriptedServer(scripts: [
+            ConnectionScript([.readRequest] + Self.pacedBody(body, pauseAt: pauseAt, pause: .milliseconds(600)) + [.readRequest]),
+        ])
         let box = HandleBox()
         let delivered = DeliveredCount()
         let delegate = CollectingDelegate(policy: { _, count in
@@ -151,12 +152,10 @@ struct EngineDirectBodyTests {
 
         #expect(delegate.succeeded, "\(delegate.record.endings)")
         #expect(delegate.record.body == body)
-        let sizes = delegate.record.ownedChunkSizes
-        let copied = body.count - sizes.reduce(0, +)
-        let ends = sizes.reduce(into: [copied]) { $0.append($0.last! + $1) }
-        #expect(ends.contains(4 * chunkSize), "\(copied) copied, then \(sizes)")
+        let (ends, text) = Self.arrayEnds(of: delegate)
+        #expect(ends.contains(4 * chunkSize), "\(text)")
         // Read on resuming, not with what came 400 ms later.
-        #expect(ends.contains(pauseAt), "\(copied) copied, then \(sizes)")
+        #expect(ends.contains(pauseAt), "\(text)")
     }
 
     @Test("a body whose last chunk arrives in one read at the raised mark leaves it down for the next response")
@@ -164,13 +163,11 @@ struct EngineDirectBodyTests {
         // Paced as above, and the last chunk is exactly the mark: epoll announces it whole, one
         // read takes it and ends the body while the mark is still up.
         let body = TestBytes.pattern(count: 4 * HTTP1Connection.readBufferSize + Int(ReceiveLowWaterMark.raisedValue))
-        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
-        let server = try ScriptedServer(scripts: [[
-            .readRequest, .send(head), .sleep(.milliseconds(100)),
-            .sendSlowly(body, chunk: 64 * 1024, interval: .microseconds(100)),
+        let server = try ScriptedServer(scripts: [
             // Held open after it: a FIN would be announced whatever the mark.
-            .readRequest, .send(EngineTest.bytes(EngineTest.ok("next"))), .stallUntilClosed(limit: .seconds(10)),
-        ]])
+            ConnectionScript([.readRequest] + Self.pacedBody(body, pauseAt: body.count, pause: .zero)
+                + [.readRequest, .send(EngineTest.bytes(EngineTest.ok("next"))), .stallUntilClosed(limit: .seconds(10))]),
+        ])
         let engine = try EngineTest.makeEngine()
         let first = CollectingDelegate(takesOwnedChunks: true)
         await EngineTest.run(engine, EngineTest.request(server, target: "/big"), delegate: first)

@@ -217,9 +217,9 @@ final class HTTP1Connection: IOHandler {
             let finished = exchange
             exchange = nil
             cancelIdleTimer()
-            // The next response's head must wake the loop, however few its bytes.
-            let lowered = (try? lowWater.lower(on: transport.socket)) != nil
-            if !reusable || !lowered { close() }
+            // The next response's head must wake the loop, however few its bytes (a connection
+            // that closes needs no lowering, and one that cannot be lowered is not reused).
+            if !reusable || (try? lowWater.lower(on: transport.socket)) == nil { close() }
             // The connection goes back to the pool before the caller hears of the success, so a
             // request made right after an `await` returns always finds it idle.
             pool.exchangeFinished(on: id, reusable: reusable && !isClosed)

@@ -150,7 +150,6 @@ final class TLSHandshake: IOHandler {
 
     private func evaluate() {
         evaluating = true
-        setInterest([])
         let trust: ServerTrust
         do throws(CertificateError) {
             trust = try tls.withPeerChain { chain throws(CertificateError) -> ServerTrust in
@@ -161,8 +160,11 @@ final class TLSHandshake: IOHandler {
             return fail(TLSError(.handshakeFailed, detail: "unreadable server certificate: \(error)"))
         }
         guard let check else {
+            // Decided here and now: no event can come in between, so epoll need not hear of it.
             return trustDecided(trust.defaultEvaluationFailure.map { ServerTrustError.untrusted($0, host: host) }, trust: trust)
         }
+        // The evaluator answers later: until then the socket must not wake the loop.
+        setInterest([])
         let loop = self.loop
         let box = UncheckedBox(self)
         check(trust) { refusal in

@@ -9,6 +9,7 @@ import HTTPTypes
 /// One HTTP/1.1 connection on one event loop: runs the actions of its
 /// ``HTTP1ConnectionStateMachine``, drives the ``ResponseParser`` over a reused read buffer,
 /// and writes requests with as few syscalls as possible (head and body in one `writev`).
+/// Large bodies skip the read buffer: see `HTTP1Connection+DirectBody.swift`.
 final class HTTP1Connection: IOHandler {
     /// Bytes read per `read` call; also the largest body slice handed to a consumer.
     static let readBufferSize = 256 * 1024
@@ -20,33 +21,36 @@ final class HTTP1Connection: IOHandler {
     /// What the TLS handshake established; nil for plain HTTP.
     let tlsFacts: TLSFacts?
     private unowned let pool: ConnectionPool
-    private var machine = HTTP1ConnectionStateMachine()
-    private var parser: ResponseParser
     private let readBuffer: UnsafeMutableRawBufferPointer
-    /// Unparsed bytes of the read buffer kept while the consumer asked to pause.
-    private var pending: Range<Int>?
-    /// Body bytes already parsed but not yet taken by the exchange (it paused mid-slice while
-    /// decoding); offered again before ``pending`` on resume.
-    private var pendingBody: Range<Int>?
-    private var readingPaused = false
-    /// Body bytes read straight into the consumer's next array, not yet handed over.
-    private var directChunk = DirectBodyChunk()
-    /// Fires when no chunk filled for ``directChunkFlushDelay``: lowers a raised ``lowWater``
-    /// and hands a part-filled ``directChunk`` over.
-    private var directChunkTimer: TimerID?
-    /// Raised while a large body arrives fast, so epoll wakes the loop less often.
-    private var lowWater = ReceiveLowWaterMark()
-    private var exchange: Exchange?
     private var outbound = OutboundQueue()
     private var interest: IOEvents = []
     private var idleTimer: TimerID?
-    private var lastActivity: Deadline = .now()
-    private var isClosed = false
     /// A byte of the current exchange's response arrived.
     private var responseStarted = false
     /// Every byte of the current request was handed to the transport (TLS may still be
     /// sending the last ciphertext).
     private var requestWritten = false
+    private var hungUpWhilePaused = false
+
+    // Not private: the direct body reads (HTTP1Connection+DirectBody.swift) share this state.
+    var machine = HTTP1ConnectionStateMachine()
+    var parser: ResponseParser
+    var exchange: Exchange?
+    var isClosed = false
+    var lastActivity: Deadline = .now()
+    var readingPaused = false
+    /// Unparsed bytes of the read buffer kept while the consumer asked to pause.
+    var pending: Range<Int>?
+    /// Body bytes already parsed but not yet taken by the exchange (it paused mid-slice while
+    /// decoding); offered again before ``pending`` on resume.
+    var pendingBody: Range<Int>?
+    /// Body bytes read straight into the consumer's next array, not yet handed over.
+    var directChunk = DirectBodyChunk()
+    /// Fires when no chunk filled for ``directChunkFlushDelay``: lowers a raised ``lowWater``
+    /// and hands a part-filled ``directChunk`` over.
+    var directChunkTimer: TimerID?
+    /// Raised while a large body arrives fast, so epoll wakes the loop less often.
+    var lowWater = ReceiveLowWaterMark()
 
     init(
         id: Int, loop: EventLoop, transport: Transport, remote: SocketAddress, tlsFacts: TLSFacts?,
@@ -195,11 +199,9 @@ final class HTTP1Connection: IOHandler {
         readable()
     }
 
-    private var hungUpWhilePaused = false
-
     // MARK: - Actions
 
-    private func run(_ action: HTTP1ConnectionStateMachine.Action) {
+    func run(_ action: HTTP1ConnectionStateMachine.Action) {
         switch action {
         case .none:
             break
@@ -238,7 +240,7 @@ final class HTTP1Connection: IOHandler {
 
     // MARK: - Reading
 
-    private func process(_ range: Range<Int>) {
+    func process(_ range: Range<Int>) {
         guard let exchange else {
             // RFC 9112 §9.3: a response nobody asked for; the connection is unusable.
             return run(machine.responseBytesReceived())
@@ -290,160 +292,12 @@ final class HTTP1Connection: IOHandler {
         }
     }
 
-    /// Body bytes smaller than this go through the read buffer: a fresh array per read is
-    /// worth it only for large slices.
-    static let directBodyReadMinimum = 16 * 1024
-
-    /// How long bytes read into a direct chunk may wait for more before a timer hands them
-    /// over: gathering saves a consumer wake-up per burst, and this bounds what it costs a
-    /// slow body in latency.
-    static let directChunkFlushDelay: Duration = .milliseconds(1)
-
-    /// How many bytes to read straight into an array for the consumer, if that is the next
-    /// step: a started chunk's room, or, for a new one, when the exchange takes owned chunks,
-    /// nothing read waits to be parsed, and the framing says at least
-    /// ``directBodyReadMinimum`` body bytes come next.
-    private func directBodyReadSize(for exchange: Exchange) -> Int? {
-        if !directChunk.isEmpty { return directChunk.room }
-        guard pending == nil, pendingBody == nil, exchange.acceptsOwnedBody else { return nil }
-        let expected = parser.bodyBytesReadableDirectly
-        guard expected >= Self.directBodyReadMinimum else { return nil }
-        return Int(min(expected, Int64(Self.readBufferSize)))
-    }
-
-    /// Reads body bytes straight into the array the consumer will own (``directChunk``),
-    /// sparing the copy out of the read buffer (for TLS, OpenSSL decrypts straight into it).
-    /// A full chunk is handed over at once; one the socket left short waits for more, for at
-    /// most ``directChunkFlushDelay``.
-    /// - Returns: Whether bytes arrived and reading may go on (not blocked, ended, failed or
-    ///   paused).
-    private func readBodyDirectly(_ size: Int, for exchange: Exchange) -> Bool {
-        if directChunk.isEmpty {
-            directChunk.start(size: size, reusing: exchange.reusableBodyChunk(minimumCapacity: size))
-        }
-        let result: IOResult<Int>
-        do throws(TransportFailure) {
-            result = try directChunk.read(from: transport)
-        } catch {
-            if flushDirectChunk(to: exchange) { transportFailed(error, whileReading: true) }
-            return false
-        }
-        switch result {
-        case .wouldBlock:
-            return false
-        case .processed(0):
-            if flushDirectChunk(to: exchange) { endOfInput() }
-            return false
-        case .processed(let count):
-            lastActivity = .now()
-            parser.bodyBytesReadDirectly(count)
-            guard directChunk.room == 0 else {
-                // The body's tail may be shorter than a raised mark: lower it in time.
-                guard updateLowWater(fast: false) else { return false }
-                armDirectChunkTimer()
-                return true
-            }
-            return handOffDirectChunk(to: exchange)
-        }
-    }
-
-    /// Hands the gathered chunk to the exchange; the bytes may have completed the body (or a
-    /// chunk), so the parser then says what follows from no new input, now or, after a
-    /// pause, when the consumer resumes.
-    ///
-    /// A chunk that filled over several reads shows a body fast enough to fill one within the
-    /// timer's delay, yet slower than the loop (which ran the socket dry between them, and
-    /// slept): the low-water mark goes up while enough of the body remains, and the timer
-    /// watches a raised mark, so a peer that stops short of it is still read.
-    /// - Returns: Whether reading may go on (the exchange neither failed nor paused).
-    private func handOffDirectChunk(to exchange: Exchange) -> Bool {
-        cancelDirectChunkTimer()
-        let filledOverReads = directChunk.room == 0 && directChunk.reads > 1
-        let demand: BodyDemand
-        do throws(EngineError) {
-            demand = try exchange.receivedBody(owned: directChunk.take())
-        } catch {
-            run(machine.exchangeFailed(error))
-            return false
-        }
-        if case .pause = demand {
-            pauseReading()
-            pending = 0..<0
-            return false
-        }
-        guard !isClosed, self.exchange === exchange else { return false }
-        process(0..<0)
-        guard !isClosed, !readingPaused else { return false }
-        if self.exchange === exchange {
-            guard updateLowWater(fast: filledOverReads) else { return false }
-            if lowWater.isRaised { armDirectChunkTimer() }
-        }
-        return true
-    }
-
-    /// Hands over the bytes gathered so far, if any: when the flush timer fires, and before the
-    /// end of input or a failure is reported (a download keeps them to resume from, an error
-    /// counts them).
-    /// - Returns: Whether the exchange is still running, to hear the end or the failure.
-    private func flushDirectChunk(to exchange: Exchange) -> Bool {
-        if !directChunk.isEmpty { _ = handOffDirectChunk(to: exchange) }
-        return !isClosed && self.exchange === exchange
-    }
-
-    private func armDirectChunkTimer() {
-        guard directChunkTimer == nil else { return }
-        directChunkTimer = loop.scheduleTimer(at: .now() + Self.directChunkFlushDelay) { [weak self] in
-            self?.directChunkTimerFired()
-        }
-    }
-
-    /// No chunk filled for ``directChunkFlushDelay``: the body slowed down. Bytes below a
-    /// raised mark wait unannounced, so the mark goes down and they are read now; then what
-    /// was gathered is handed over.
-    private func directChunkTimerFired() {
-        directChunkTimer = nil
-        guard let exchange, !isClosed else { return }
-        if lowWater.isRaised {
-            guard lowerLowWater() else { return }
-            readable()
-            guard !isClosed, self.exchange === exchange else { return }
-        }
-        _ = flushDirectChunk(to: exchange)
-    }
-
-    /// Sets ``lowWater`` for the body bytes still to come (see ``ReceiveLowWaterMark``).
-    /// - Returns: `false` when `setsockopt` failed, which failed the exchange.
-    private func updateLowWater(fast: Bool) -> Bool {
-        updateLowWater(remaining: parser.bodyBytesReadableDirectly, fast: fast)
-    }
-
-    /// Lowers a raised ``lowWater``, so epoll reports every byte again.
-    /// - Returns: `false` when `setsockopt` failed, which failed the exchange.
-    private func lowerLowWater() -> Bool {
-        updateLowWater(remaining: 0, fast: false)
-    }
-
-    private func updateLowWater(remaining: Int64, fast: Bool) -> Bool {
-        do throws(SystemError) {
-            try lowWater.update(remaining: remaining, margin: transport.maximumHeldInput, fast: fast, on: transport.socket)
-            return true
-        } catch {
-            transportFailed(.system(error), whileReading: true)
-            return false
-        }
-    }
-
     /// The consumer has enough: reading stops until it resumes. The consumer now sets the
     /// pace, not the peer, so a raised mark goes down (reading resumes on any byte).
-    private func pauseReading() {
+    func pauseReading() {
         readingPaused = true
         setInterest(interest.subtracting(.read))
         _ = lowerLowWater()
-    }
-
-    private func cancelDirectChunkTimer() {
-        if let directChunkTimer { loop.cancelTimer(directChunkTimer) }
-        directChunkTimer = nil
     }
 
     /// Hands body bytes (a range of the read buffer) to the exchange.
@@ -463,7 +317,7 @@ final class HTTP1Connection: IOHandler {
         return false
     }
 
-    private func endOfInput() {
+    func endOfInput() {
         guard exchange != nil else { return run(machine.peerClosedBeforeResponse(.endOfFile)) }
         if parser.bytesConsumedInResponse == 0 {
             return run(machine.peerClosedBeforeResponse(.endOfFile))
@@ -488,7 +342,7 @@ final class HTTP1Connection: IOHandler {
         }
     }
 
-    private func transportFailed(_ failure: TransportFailure, whileReading: Bool) {
+    func transportFailed(_ failure: TransportFailure, whileReading: Bool) {
         switch failure {
         case .tls(let error):
             // A TLS failure is never the keep-alive race a retry could cure.

@@ -85,7 +85,7 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
 
     /// Suspends until the exchange ends; `false` when `timeout` passed first. An ending that
     /// arrived before the call counts, and calling it again after the end returns at once.
-    func wait(timeout: Duration = .seconds(5)) async -> Bool {
+    func wait(timeout: Duration = .seconds(30)) async -> Bool {
         await ended.wait(timeout: timeout)
     }
 

@@ -200,7 +200,7 @@ struct SessionBodyTests {
             let request = NetworkRequest(url: server.url("/echo"), method: .post)
             let task = Task { await networkError { try await session.upload(for: request, from: .stream(chunks, length: nil)) } }
             if cancel {
-                try #require(await waitUntil(timeout: .seconds(10)) { server.requestCount > 0 }, "precondition not reached")
+                try #require(await waitUntil { server.requestCount > 0 }, "precondition not reached")
                 task.cancel()
             }
             let error = await task.value

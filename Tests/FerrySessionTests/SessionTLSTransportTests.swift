@@ -142,12 +142,12 @@ import TestSupport
             defer { session.invalidateAndCancel() }
             let request = NetworkRequest(url: try Self.url(server, "/get"))
             let cancelled = Task { try await session.data(for: request) }
-            #expect(await waitUntil(timeout: .seconds(10)) { evaluator.isWaiting })
+            #expect(await waitUntil { evaluator.isWaiting })
             cancelled.cancel()
             evaluator.open()
             #expect(await networkError { _ = try await cancelled.value }?.code == .cancelled)
             // The client's last flight waits for a request; with none coming it goes alone.
-            #expect(await waitUntil(timeout: .seconds(10)) { server.connections.first?.handshakeCompleted == true })
+            #expect(await waitUntil { server.connections.first?.handshakeCompleted == true })
             #expect(server.applicationBytesReceived == 0)
             let (_, response) = try await session.data(for: request)
             #expect(response.statusCode == 200)
@@ -156,7 +156,7 @@ import TestSupport
     }
 }
 
-/// Approves what the default rules approve once the test opens it (or after 10 s).
+/// Approves what the default rules approve once the test opens it (or after 30 s).
 private final class GatedEvaluator: ServerTrustEvaluating {
     private let state = Mutex((waiting: false, open: false))
     var isWaiting: Bool { state.withLock { $0.waiting } }
@@ -164,7 +164,7 @@ private final class GatedEvaluator: ServerTrustEvaluating {
 
     func evaluate(_ trust: ServerTrust, forDomain domain: String) throws(ServerTrustError) {
         state.withLock { $0.waiting = true }
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
         while !state.withLock({ $0.open }), ContinuousClock.now < deadline { usleep(1_000) }
         try DefaultTrustEvaluator().evaluate(trust, forDomain: domain)
     }

@@ -72,7 +72,7 @@ struct SessionTimeoutTests {
             let url = server.url("/delay/30")
             let task = Task { await networkError { try await session.data(for: NetworkRequest(url: url)) } }
             // Let the request reach the server before cancelling.
-            try #require(await waitUntil(timeout: .seconds(10)) { server.requestCount > 0 }, "precondition not reached")
+            try #require(await waitUntil { server.requestCount > 0 }, "precondition not reached")
             task.cancel()
             let error = await task.value
             #expect(error?.code == .cancelled)
@@ -92,7 +92,7 @@ struct SessionTimeoutTests {
                 defer { firstEnded.withLock { $0 = true } }
                 return await networkError { try await session.data(for: NetworkRequest(url: slow)) }
             }
-            try #require(await waitUntil(timeout: .seconds(10)) { server.requestCount > 0 }, "precondition not reached")
+            try #require(await waitUntil { server.requestCount > 0 }, "precondition not reached")
             let queued = Task { await networkError { try await session.data(for: NetworkRequest(url: slow)) } }
             try await Task.sleep(for: .milliseconds(50))
             queued.cancel()
@@ -119,7 +119,7 @@ struct SessionTimeoutTests {
             defer { session.invalidateAndCancel() }
             let url = server.url("/drip?numbytes=20&duration=30&delay=0")
             let task = Task { await networkError { try await session.download(for: NetworkRequest(url: url), to: destination) } }
-            try #require(await waitUntil(timeout: .seconds(10)) { FileManager.default.fileExists(atPath: destination.path) }, "precondition not reached")
+            try #require(await waitUntil { FileManager.default.fileExists(atPath: destination.path) }, "precondition not reached")
             try await Task.sleep(for: .milliseconds(300))
             task.cancel()
             #expect(await task.value?.code == .cancelled)
@@ -208,7 +208,7 @@ struct SessionTimeoutTests {
             let session = Session(configuration: SessionTest.configuration())
             let url = server.url("/delay/30")
             let running = Task { await networkError { try await session.data(for: NetworkRequest(url: url)) } }
-            try #require(await waitUntil(timeout: .seconds(10)) { server.requestCount > 0 }, "precondition not reached")
+            try #require(await waitUntil { server.requestCount > 0 }, "precondition not reached")
             session.invalidateAndCancel()
             let error = await running.value
             #expect(error?.code == .cancelled)
@@ -231,7 +231,7 @@ struct SessionTimeoutTests {
             let tasks = (0..<4).map { _ in
                 Task { await networkError { try await session.data(for: NetworkRequest(url: url)) } }
             }
-            try #require(await waitUntil(timeout: .seconds(10)) { server.requestCount > 0 }, "precondition not reached")
+            try #require(await waitUntil { server.requestCount > 0 }, "precondition not reached")
             session.invalidateAndCancel()
             let errors = try await withTimeLimit(seconds: 20) {  // the drip lasts 30 s: still tells "ended" from "ran out"
                 var errors: [NetworkError?] = []

@@ -91,7 +91,7 @@ public final class AsyncEvent: Sendable {
 ///   - condition: what to wait for; cheap and thread-safe.
 /// - Returns: whether `condition` held within `timeout` (`false` also when cancelled).
 public func waitUntil(
-    timeout: Duration = .seconds(10), pollingEvery interval: Duration = .milliseconds(2),
+    timeout: Duration = .seconds(30), pollingEvery interval: Duration = .milliseconds(2),
     _ condition: () -> Bool
 ) async -> Bool {
     let clock = ContinuousClock()

@@ -52,7 +52,7 @@ public final class RawHTTPClient: @unchecked Sendable {
     ///   - host: `"127.0.0.1"` (default) or `"::1"`.
     ///   - timeout: the longest any connect, read or write waits.
     /// - Throws: ``TestServerError`` when the connection fails.
-    public init(port: Int, host: String = "127.0.0.1", timeout: Duration = .seconds(10)) throws {
+    public init(port: Int, host: String = "127.0.0.1", timeout: Duration = .seconds(30)) throws {
         let fd = try POSIXSocket.connect(host: host, port: port, timeout: timeout)
         socket = BufferedSocket(fd: fd, timeout: timeout)
     }
@@ -184,7 +184,7 @@ public final class RawHTTPClient: @unchecked Sendable {
     ///   - timeout: the longest any wait.
     /// - Returns: the raw response bytes.
     /// - Throws: ``TestServerError``.
-    public static func exchange(port: Int, request: String, timeout: Duration = .seconds(10)) async throws -> [UInt8] {
+    public static func exchange(port: Int, request: String, timeout: Duration = .seconds(30)) async throws -> [UInt8] {
         let client = try RawHTTPClient(port: port, timeout: timeout)
         defer { client.close() }
         try await client.send(request)

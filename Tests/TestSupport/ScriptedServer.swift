@@ -50,7 +50,7 @@ public final class ScriptedServer: Sendable, GracefulShutdown {
         host: String = "127.0.0.1",
         scripts: [ConnectionScript],
         extraConnections: ExtraConnections = .close,
-        ioTimeout: Duration = .seconds(10)
+        ioTimeout: Duration = .seconds(30)
     ) throws {
         let (listener, port) = try POSIXSocket.listen(host: host)
         let wake: (read: Int32, write: Int32)
@@ -121,7 +121,7 @@ public final class ScriptedServer: Sendable, GracefulShutdown {
         host: String = "127.0.0.1",
         scripts: [ConnectionScript],
         extraConnections: ExtraConnections = .close,
-        ioTimeout: Duration = .seconds(10),
+        ioTimeout: Duration = .seconds(30),
         isolation: isolated (any Actor)? = #isolation,
         _ body: (ScriptedServer) async throws -> T
     ) async throws -> T {
@@ -166,7 +166,7 @@ public final class ScriptedServer: Sendable, GracefulShutdown {
     ///   - count: how many finished connections to wait for.
     ///   - timeout: the longest wait.
     /// - Returns: whether that many finished in time.
-    public func waitForFinishedConnections(_ count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForFinishedConnections(_ count: Int, timeout: Duration = .seconds(30)) async -> Bool {
         await waitUntil(timeout: timeout) { finishedConnections >= count }
     }
 }

@@ -72,12 +72,9 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         var event = epoll_event()
         event.events = cferry_epollin()
         event.data.u64 = Self.eventData(fd: wakeFD, generation: 0)
-        do {
-            _ = try blockingSystemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) }
-        } catch {
-            closeDescriptors()
-            throw error
-        }
+        // Every stored property is set by now, so a throw here runs deinit, which closes the
+        // descriptors: closing them here as well would close (and free) them twice.
+        _ = try blockingSystemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) }
     }
 
     deinit {

@@ -32,18 +32,19 @@ final class HTTP1Connection: IOHandler {
     private var requestWritten = false
     private var hungUpWhilePaused = false
 
-    // Not private: the direct body reads (HTTP1Connection+DirectBody.swift) share this state.
+    // Not private: the direct body reads (HTTP1Connection+DirectBody.swift) share this state;
+    // what they only read is private(set).
     var machine = HTTP1ConnectionStateMachine()
     var parser: ResponseParser
-    var exchange: Exchange?
-    var isClosed = false
+    private(set) var exchange: Exchange?
+    private(set) var isClosed = false
     var lastActivity: Deadline = .now()
-    var readingPaused = false
+    private(set) var readingPaused = false
     /// Unparsed bytes of the read buffer kept while the consumer asked to pause.
     var pending: Range<Int>?
     /// Body bytes already parsed but not yet taken by the exchange (it paused mid-slice while
     /// decoding); offered again before ``pending`` on resume.
-    var pendingBody: Range<Int>?
+    private(set) var pendingBody: Range<Int>?
     /// Body bytes read straight into the consumer's next array, not yet handed over.
     var directChunk = DirectBodyChunk()
     /// Fires when no chunk filled for ``directChunkFlushDelay``: lowers a raised ``lowWater``

@@ -140,7 +140,7 @@ final class TLSHandshake: IOHandler {
             // its chain when the session was made; within its validity that verdict stands.
             if check == nil, let approval = tls.resumedSessionApproval, approval.holds() {
                 accepted = approval.trust
-                tls.defaultTrustApproval = approval
+                tls.recordDefaultTrustApproval(approval)
                 return succeed(with: approval.trust)
             }
             // Otherwise judge the stored chain now, still before any request byte.
@@ -149,6 +149,12 @@ final class TLSHandshake: IOHandler {
     }
 
     private func evaluate() {
+        // The very chain the default rules approved last for this host and port, still valid:
+        // its verdict stands (DefaultTrustApproval). OpenSSL still checks the server's
+        // signature with the leaf's key.
+        if check == nil, let approval = tls.cachedApprovalOfPeerChain {
+            return trustDecided(nil, trust: approval.trust, approval: approval)
+        }
         evaluating = true
         let trust: ServerTrust
         do throws(CertificateError) {
@@ -172,12 +178,15 @@ final class TLSHandshake: IOHandler {
         }
     }
 
-    private func trustDecided(_ refusal: ServerTrustError?, trust: ServerTrust) {
+    private func trustDecided(_ refusal: ServerTrustError?, trust: ServerTrust, approval: DefaultTrustApproval? = nil) {
         guard completion != nil else { return }
         if let refusal { return finish(.failure(EngineError(.serverTrustRejected(refusal)))) }
         accepted = trust
-        // Sessions this connection brings home carry the default rules' verdict (see above).
-        if check == nil { tls.defaultTrustApproval = DefaultTrustApproval(trust) }
+        // Sessions this connection brings home, and later handshakes that bring the same
+        // chain, carry the default rules' verdict (see above).
+        if check == nil, let approval = approval ?? DefaultTrustApproval(trust) {
+            tls.recordDefaultTrustApproval(approval)
+        }
         evaluating = false
         guard tls.isHandshakeFinished else {
             // Accepted in the middle of the handshake: let it finish.

@@ -88,6 +88,18 @@ enum OpenSSLSupport {
         return bytes
     }
 
+    /// Whether the DER encoding an `i2d_…` function writes is exactly `expected`: encoded into
+    /// scratch memory (on the stack when small), so a match allocates nothing.
+    static func encoding(_ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32, equals expected: [UInt8]) -> Bool {
+        let length = i2d(nil)
+        guard length > 0, Int(length) == expected.count else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(length)) { scratch in
+            var cursor = scratch.baseAddress
+            guard i2d(&cursor) == length else { return false }
+            return expected.withUnsafeBufferPointer { $0.elementsEqual(scratch) }
+        }
+    }
+
     /// The text form of a raw IP address: dotted quad for 4 bytes, RFC 5952 for 16 bytes.
     static func ipAddressText(_ bytes: [UInt8]) -> String? {
         let family: Int32

@@ -17,6 +17,8 @@ package final class TLSClientContext: @unchecked Sendable {
     package let configuration: TLSConfiguration
     let context: OpaquePointer
     let sessions: TLSSessionCache
+    /// The default rules' approvals of the chains servers presented, by `host:port`.
+    let approvals: TrustApprovalCache
     /// The record buffer of each connection while it reads: four full records (16 KiB plus
     /// overhead each) per read(2). Not more: OpenSSL 3.0 moves the unread rest of the buffer to
     /// its start before each record it decrypts (to align it), so a larger buffer costs more
@@ -36,6 +38,7 @@ package final class TLSClientContext: @unchecked Sendable {
         self.configuration = configuration
         self.context = context
         self.sessions = TLSSessionCache(capacity: 256)
+        self.approvals = TrustApprovalCache(capacity: 256)
         // Every property is set, so a throw here still runs deinit, which frees the context.
         try configure()
     }
@@ -135,41 +138,22 @@ final class TLSSessionCache: Sendable {
         let approval: DefaultTrustApproval?
     }
 
-    private struct Entries: Sendable {
-        var sessions: [String: Session] = [:]
-        var order: [String] = []
-    }
-
-    private let capacity: Int
-    private let entries = Mutex(Entries())
+    private let entries: Mutex<BoundedCache<Session>>
 
     init(capacity: Int) {
-        self.capacity = capacity
+        entries = Mutex(BoundedCache(capacity: capacity))
     }
 
     deinit {
         entries.withLock { entries in
-            for session in entries.sessions.values { SSL_SESSION_free(session.pointer) }
+            for session in entries.allValues { SSL_SESSION_free(session.pointer) }
         }
     }
 
     /// Stores `session` (taking over its reference) under `key`, replacing an older one, with
     /// the default rules' approval of its chain, if they approved it.
     func store(_ session: OpaquePointer, for key: String, approval: DefaultTrustApproval?) {
-        let new = Session(pointer: session, approval: approval)
-        let evicted: [Session] = entries.withLock { entries in
-            var freed: [Session] = []
-            if let old = entries.sessions.updateValue(new, forKey: key) {
-                freed.append(old)
-                entries.order.removeAll { $0 == key }
-            }
-            entries.order.append(key)
-            while entries.order.count > capacity {
-                let oldest = entries.order.removeFirst()
-                if let gone = entries.sessions.removeValue(forKey: oldest) { freed.append(gone) }
-            }
-            return freed
-        }
+        let evicted = entries.withLock { $0.store(Session(pointer: session, approval: approval), for: key) }
         evicted.forEach { SSL_SESSION_free($0.pointer) }
     }
 
@@ -177,20 +161,37 @@ final class TLSSessionCache: Sendable {
     /// approval, if any.
     func withSession(for key: String, _ body: (OpaquePointer?, DefaultTrustApproval?) -> Void) {
         entries.withLock { entries in
-            let session = entries.sessions[key]
+            let session = entries[key]
             body(session?.pointer, session?.approval)
         }
     }
 
     /// Forgets the session for `key` (the handshake that tried it failed).
     func remove(_ key: String) {
-        let removed: Session? = entries.withLock { entries in
-            entries.order.removeAll { $0 == key }
-            return entries.sessions.removeValue(forKey: key)
-        }
-        if let removed { SSL_SESSION_free(removed.pointer) }
+        if let removed = entries.withLock({ $0.remove(key) }) { SSL_SESSION_free(removed.pointer) }
     }
 
     /// How many sessions are cached.
-    var count: Int { entries.withLock { $0.sessions.count } }
+    var count: Int { entries.withLock { $0.count } }
+}
+
+/// The default rules' approvals of the chains servers presented, by `host:port`, bounded,
+/// oldest dropped first (see ``DefaultTrustApproval``).
+final class TrustApprovalCache: Sendable {
+    private let entries: Mutex<BoundedCache<DefaultTrustApproval>>
+
+    init(capacity: Int) {
+        entries = Mutex(BoundedCache(capacity: capacity))
+    }
+
+    /// Keeps `approval` for `key`, replacing an older one.
+    func store(_ approval: DefaultTrustApproval, for key: String) {
+        _ = entries.withLock { $0.store(approval, for: key) }
+    }
+
+    /// The approval kept for `key`, if any.
+    subscript(key: String) -> DefaultTrustApproval? { entries.withLock { $0[key] } }
+
+    /// How many approvals are kept.
+    var count: Int { entries.withLock { $0.count } }
 }

@@ -59,9 +59,9 @@ package final class TLSConnection {
     private var certificateRequestedWithoutIdentity = false
     /// The owner accepted the server's chain; the verification callback lets the handshake on.
     private(set) var isPeerApproved = false
-    /// The default rules' approval of this connection's chain, set by the owner; sessions the
-    /// server issues on this connection carry it.
-    package var defaultTrustApproval: DefaultTrustApproval?
+    /// The default rules' approval of this connection's chain (``recordDefaultTrustApproval(_:)``);
+    /// sessions the server issues on this connection carry it.
+    private(set) var defaultTrustApproval: DefaultTrustApproval?
     private var offeredSessionApproval: DefaultTrustApproval?
 
     init(context: TLSClientContext, serverName: String, port: Int) throws(TLSError) {
@@ -268,6 +268,23 @@ package final class TLSConnection {
     /// they approved it (nil before the handshake, or when it made a new session).
     package var resumedSessionApproval: DefaultTrustApproval? {
         isHandshakeComplete && isResumed ? offeredSessionApproval : nil
+    }
+
+    /// The default rules' approval of the chain approved last for this host and port, when the
+    /// server brought that very chain, byte for byte, and every certificate of its path is
+    /// still valid (see ``DefaultTrustApproval``); nil otherwise, or before the chain arrived.
+    package var cachedApprovalOfPeerChain: DefaultTrustApproval? {
+        guard let chain = SSL_get_peer_cert_chain(ssl), let approval = context.approvals[cacheKey],
+              approval.holds(), approval.isApproval(of: chain) else { return nil }
+        return approval
+    }
+
+    /// Records that the default rules approved this connection's chain: sessions the server
+    /// issues on this connection carry the approval, and a later full handshake with this host
+    /// and port that brings the same chain is accepted on it while it holds.
+    package func recordDefaultTrustApproval(_ approval: DefaultTrustApproval) {
+        defaultTrustApproval = approval
+        context.approvals.store(approval, for: cacheKey)
     }
 
     /// Runs `body` with the server's chain as sent, leaf first (`STACK_OF(X509)*`, borrowed),

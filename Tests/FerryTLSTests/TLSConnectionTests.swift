@@ -120,6 +120,47 @@ import Testing
         #expect(first.context.sessions.count == 0)
     }
 
+    @Test func aFullHandshakeBringingTheApprovedChainFindsItsApproval() throws {
+        var configuration = TLSConfiguration()
+        configuration.resumesSessions = false
+        let first = try connect(configuration)
+        #expect(first.client.handshake() == .complete)
+        #expect(first.client.cachedApprovalOfPeerChain == nil, "nothing was approved yet")
+        let approval = try #require(DefaultTrustApproval(try TrustFixtures.trust("localhost", ["leaf", "intermediate-ca"])))
+        first.client.recordDefaultTrustApproval(approval)
+        #expect(first.context.approvals.count == 1)
+
+        // A new full handshake (no resumption) with the same host and port, the same chain.
+        let second = try connect(context: first.context, on: first.server)
+        #expect(second.client.handshake() == .complete)
+        #expect(!second.client.isResumed)
+        let found = try #require(second.client.cachedApprovalOfPeerChain)
+        #expect(found.trust.certificates == approval.trust.certificates)
+    }
+
+    @Test func anotherChainOrAnotherHostFindsNoApproval() throws {
+        var configuration = TLSConfiguration()
+        configuration.resumesSessions = false
+        let first = try connect(configuration)
+        #expect(first.client.handshake() == .complete)
+        first.client.recordDefaultTrustApproval(
+            try #require(DefaultTrustApproval(try TrustFixtures.trust("localhost", ["leaf", "intermediate-ca"]))))
+
+        // Another certificate for the same key, name and issuer: different bytes, no approval.
+        let sameKey = MemoryTLSServer.Options(certificateFiles: ["leaf-same-key.pem", "intermediate-ca.pem"])
+        let swapped = try connect(server: sameKey, context: first.context)
+        #expect(swapped.client.handshake() == .complete)
+        #expect(swapped.client.cachedApprovalOfPeerChain == nil)
+        // The leaf alone is not the approved chain either.
+        let shorter = try connect(server: .init(certificateFiles: ["leaf.pem"]), context: first.context)
+        #expect(shorter.client.handshake() == .complete)
+        #expect(shorter.client.cachedApprovalOfPeerChain == nil)
+        // Approvals are kept per host and port.
+        let other = try connect(name: "127.0.0.1", context: first.context, on: first.server)
+        #expect(other.client.handshake() == .complete)
+        #expect(other.client.cachedApprovalOfPeerChain == nil)
+    }
+
     @Test func aMissingClientCertificateIsNamed() throws {
         let pair = try connect(server: .init(requiresClientCertificate: true))
         // TLS 1.3: the client finishes first; the server's alert arrives with the next read.

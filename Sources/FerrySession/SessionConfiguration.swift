@@ -41,7 +41,11 @@ public struct SessionConfiguration: Sendable {
     public var tlsConfiguration: TLSConfiguration
     /// Judges the certificate chain of every new HTTPS connection, after the handshake and
     /// before any request byte; `nil` applies the default rules (``DefaultTrustEvaluator``:
-    /// a valid chain to ``tlsConfiguration``'s trust store, for the URL's host).
+    /// a valid chain to ``tlsConfiguration``'s trust store, for the URL's host). Their verdict
+    /// on a host and port's chain stands while every certificate of its path is valid: a
+    /// connection that resumes a TLS session of that chain, or whose server sends that very
+    /// chain again (byte for byte, and proves again that it holds the leaf's key), is not
+    /// verified again. An evaluator set here is asked on every new connection.
     public var serverTrustEvaluator: (any ServerTrustEvaluating)?
     /// Evaluators for particular hosts (lower-case host names or address literals, without
     /// brackets), used instead of ``serverTrustEvaluator`` for those hosts.

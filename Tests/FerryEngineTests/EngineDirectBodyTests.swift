@@ -12,7 +12,7 @@ import TestSupport
 @Suite("Engine: body bytes read straight into the consumer's arrays")
 struct EngineDirectBodyTests {
     /// Larger than one array, so most of it is read directly into several.
-    static let size = 3 * HTTP1Connection.directChunkCapacity + 12_345
+    static let size = 3 * HTTP1Connection.directChunkCapacity(secure: false) + 12_345
 
     /// A chunked `200 OK` whose body is `chunk` `times` over, then the last chunk and `trailer`
     /// (field lines, each ending in CRLF).
@@ -113,7 +113,7 @@ struct EngineDirectBodyTests {
         // Pieces a tenth of a millisecond apart: chunks fill over several reads, which raises the
         // mark. The pause leaves 40,000 bytes queued, fewer than the mark, which epoll does not
         // announce; the read timer must lower the mark and take them.
-        let chunkSize = HTTP1Connection.directChunkCapacity
+        let chunkSize = HTTP1Connection.directChunkCapacity(secure: false)
         let pauseAt = 4 * chunkSize + 40_000
         let body = TestBytes.pattern(count: pauseAt + 2 * chunkSize)
         let delegate = try await runAgainstScript(
@@ -133,7 +133,7 @@ struct EngineDirectBodyTests {
         // meanwhile and stay queued, under the mark, until the server goes on 600 ms later.
         // (Under load a timer may hand an array over early and move where arrays end; the
         // pause then falls on a later one, or on the one ending at the server's pause.)
-        let chunkSize = HTTP1Connection.directChunkCapacity
+        let chunkSize = HTTP1Connection.directChunkCapacity(secure: false)
         let pauseAt = 4 * chunkSize + 40_000
         let body = TestBytes.pattern(count: pauseAt + chunkSize)
         let server = try ScriptedServer(scripts: [
@@ -167,7 +167,7 @@ struct EngineDirectBodyTests {
     func lowWaterMarkIsDownForTheNextResponse() async throws {
         // Paced as above, and the last chunk is exactly the mark: epoll announces it whole, one
         // read takes it and ends the body while the mark is still up.
-        let body = TestBytes.pattern(count: 4 * HTTP1Connection.directChunkCapacity + Int(ReceiveLowWaterMark.raisedValue))
+        let body = TestBytes.pattern(count: 4 * HTTP1Connection.directChunkCapacity(secure: false) + Int(ReceiveLowWaterMark.raisedValue))
         let server = try ScriptedServer(scripts: [
             // Held open after it: a FIN would be announced whatever the mark.
             ConnectionScript([.readRequest] + Self.pacedBody(body, pauseAt: body.count, pause: .zero)

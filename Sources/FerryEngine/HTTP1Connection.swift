@@ -154,17 +154,20 @@ final class HTTP1Connection: IOHandler {
     func readable() {
         // TLS can hold more plaintext than one read takes, which epoll cannot announce:
         // keep reading while it does (a full buffer each time) and nobody paused.
+        var windowFilled = false
         repeat {
             guard !isClosed, !readingPaused else { return }
             if let exchange, let size = directBodyReadSize(for: exchange) {
                 // TLS may still hold part of a record (epoll cannot see it): go on only while
                 // bytes keep coming, never spin on an empty socket.
                 guard readBodyDirectly(size, for: exchange) else { return }
+                windowFilled = false
                 continue
             }
+            let window = readWindow
             let result: IOResult<Int>
             do throws(TransportFailure) {
-                result = try transport.read(into: readBuffer)
+                result = try transport.read(into: window)
             } catch {
                 return transportFailed(error, whileReading: true)
             }
@@ -176,8 +179,21 @@ final class HTTP1Connection: IOHandler {
             case .processed(let count):
                 lastActivity = .now()
                 process(0..<count)
+                // A head window the bytes filled: more are likely queued behind them.
+                windowFilled = count == window.count && window.count < readBuffer.count
             }
-        } while transport.hasBufferedInput
+        } while windowFilled || transport.hasBufferedInput
+    }
+
+    /// What a read into the read buffer may fill: all of it, except while the head of a
+    /// response is awaited for a consumer that takes owned arrays. Then one TLS record's worth
+    /// (`directBodyReadMinimum`): the head and what follows it in the same record or segment.
+    /// Once the head is parsed, the body goes straight into the consumer's arrays instead of
+    /// filling the read buffer behind the head, to be copied out of it (a 256 KiB copy, and
+    /// the buffer's pages touched, on every large download).
+    private var readWindow: UnsafeMutableRawBufferPointer {
+        guard parser.isReadingHead, let exchange, exchange.acceptsOwnedBody else { return readBuffer }
+        return UnsafeMutableRawBufferPointer(rebasing: readBuffer[..<Self.directBodyReadMinimum])
     }
 
     func writable() {

@@ -117,6 +117,14 @@ package struct ResponseParser: Sendable {
         return false
     }
 
+    /// Whether the parser is reading a response head: its status line or field lines.
+    package var isReadingHead: Bool {
+        switch state {
+        case .statusLine, .fieldLines: true
+        default: false
+        }
+    }
+
     /// Bytes consumed since ``expectResponse(to:)``, interim responses included.
     package var bytesConsumedInResponse: Int { consumed }
 

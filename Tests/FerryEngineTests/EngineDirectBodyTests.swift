@@ -25,11 +25,12 @@ struct EngineDirectBodyTests {
 
     /// Steps that send a `Content-Length` head alone, then `body` up to `pauseAt` in 64 KiB
     /// pieces a tenth of a millisecond apart (arrays fill over several reads, which raises the
-    /// receive low-water mark), then pause for `pause`, then the rest at once.
-    static func pacedBody(_ body: [UInt8], pauseAt: Int, pause: Duration) -> [ScriptStep] {
+    /// receive low-water mark), then `pause` (a sleep, or a wait for the client), then the rest
+    /// at once.
+    static func pacedBody(_ body: [UInt8], pauseAt: Int, pause: ScriptStep) -> [ScriptStep] {
         [.send(EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))), .sleep(.milliseconds(100)),
          .sendSlowly(Array(body[..<pauseAt]), chunk: 64 * 1024, interval: .microseconds(100)),
-         .sleep(pause), .send(Array(body[pauseAt...]))]
+         pause, .send(Array(body[pauseAt...]))]
     }
 
     /// Where each array the delegate owned ended, counted from the body's start: bytes a late
@@ -99,15 +100,17 @@ struct EngineDirectBodyTests {
         let body = TestBytes.pattern(count: 100_000)
         let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
         // The head comes alone, so the body is read straight into the consumer's arrays (bytes
-        // that a late first read finds behind the head go through the read buffer, first).
+        // that a late first read finds behind the head go through the read buffer, first). The
+        // server goes on once the consumer has the first 40,000 bytes, or after 30 s.
+        let collecting = CollectingDelegate(takesOwnedChunks: true)
         let delegate = try await runAgainstScript(
             [.readRequest, .send(head), .sleep(.milliseconds(100)), .send(Array(body[..<40_000])),
-             .sleep(.milliseconds(500)), .send(Array(body[40_000...])), .readRequest],
-            delegate: CollectingDelegate(takesOwnedChunks: true))
+             .waitUntil { collecting.record.body.count >= 40_000 }, .send(Array(body[40_000...])), .readRequest],
+            delegate: collecting)
         #expect(delegate.succeeded, "\(delegate.record.endings)")
         #expect(delegate.record.body == body)
         #expect(!delegate.record.ownedChunkSizes.isEmpty)
-        // An array that gathered bytes from both sides of the pause would have waited 500 ms.
+        // An array that gathered bytes from both sides of the pause would have waited 30 s.
         let (ends, text) = Self.arrayEnds(of: delegate)
         #expect(ends.contains(40_000), "\(text)")
     }
@@ -120,12 +123,16 @@ struct EngineDirectBodyTests {
         let chunkSize = HTTP1Connection.directChunkCapacity(secure: false)
         let pauseAt = 4 * chunkSize + 40_000
         let body = TestBytes.pattern(count: pauseAt + 2 * chunkSize)
+        let collecting = CollectingDelegate(takesOwnedChunks: true)
+        // The server goes on once the consumer has every byte before its pause (or after 30 s,
+        // when the arrays' ends show the bytes waited), however slowly a loaded machine runs.
+        let paused = ScriptStep.waitUntil { collecting.record.body.count >= pauseAt }
         let delegate = try await runAgainstScript(
-            ConnectionScript([.readRequest] + Self.pacedBody(body, pauseAt: pauseAt, pause: .milliseconds(500)) + [.readRequest]),
-            delegate: CollectingDelegate(takesOwnedChunks: true))
+            ConnectionScript([.readRequest] + Self.pacedBody(body, pauseAt: pauseAt, pause: paused) + [.readRequest]),
+            delegate: collecting)
         #expect(delegate.succeeded, "\(delegate.record.endings)")
         #expect(delegate.record.body == body)
-        // An array that gathered bytes from both sides of the pause would have waited 500 ms.
+        // An array that gathered bytes from both sides of the pause would have waited 30 s.
         let (ends, text) = Self.arrayEnds(of: delegate)
         #expect(ends.contains(pauseAt), "\(text)")
     }
@@ -134,17 +141,20 @@ struct EngineDirectBodyTests {
     func pauseLowersTheLowWaterMark() async throws {
         // Paced as above, so the mark is up; the consumer pauses for 200 ms on the array that
         // takes it within 128 KiB of the server's pause. The bytes after that array come
-        // meanwhile and stay queued, under the mark, until the server goes on 600 ms later.
+        // meanwhile and stay queued, under the mark; the server goes on only once they arrived.
         // (Under load a timer may hand an array over early and move where arrays end; the
         // pause then falls on a later one, or on the one ending at the server's pause.)
         let chunkSize = HTTP1Connection.directChunkCapacity(secure: false)
         let pauseAt = 4 * chunkSize + 40_000
         let body = TestBytes.pattern(count: pauseAt + chunkSize)
+        let delivered = RunningCount()
+        // The server goes on once the consumer has every byte before its pause (or after 30 s,
+        // when the arrays' ends show the bytes waited), however slowly a loaded machine runs.
         let server = try ScriptedServer(scripts: [
-            ConnectionScript([.readRequest] + Self.pacedBody(body, pauseAt: pauseAt, pause: .milliseconds(600)) + [.readRequest]),
+            ConnectionScript([.readRequest]
+                + Self.pacedBody(body, pauseAt: pauseAt, pause: .waitUntil { delivered.value >= pauseAt }) + [.readRequest]),
         ])
         let box = HandleBox()
-        let delivered = RunningCount()
         let pauses = RunningCount()
         let delegate = CollectingDelegate(policy: { _, count in
             let total = delivered.add(count)
@@ -163,7 +173,7 @@ struct EngineDirectBodyTests {
         let (ends, text) = Self.arrayEnds(of: delegate)
         let resumed = box.resumed.load(ordering: .acquiring)
         #expect(resumed, "the consumer paused and resumed")
-        // Read on resuming, not with what came 400 ms later.
+        // Read on resuming, not with what came after the server went on.
         #expect(ends.contains(pauseAt), "\(text)")
     }
 
@@ -174,7 +184,7 @@ struct EngineDirectBodyTests {
         let body = TestBytes.pattern(count: 4 * HTTP1Connection.directChunkCapacity(secure: false) + Int(ReceiveLowWaterMark.raisedValue))
         let server = try ScriptedServer(scripts: [
             // Held open after it: a FIN would be announced whatever the mark.
-            ConnectionScript([.readRequest] + Self.pacedBody(body, pauseAt: body.count, pause: .zero)
+            ConnectionScript([.readRequest] + Self.pacedBody(body, pauseAt: body.count, pause: .sleep(.zero))
                 + [.readRequest, .send(EngineTest.bytes(EngineTest.ok("next"))), .stallUntilClosed(limit: .seconds(10))]),
         ])
         let engine = try EngineTest.makeEngine()
@@ -232,4 +242,7 @@ private final class RunningCount: Sendable {
     func add(_ count: Int) -> Int {
         total.add(count, ordering: .relaxed).newValue
     }
+
+    /// The total so far.
+    var value: Int { total.load(ordering: .relaxed) }
 }

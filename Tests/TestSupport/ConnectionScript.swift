@@ -15,6 +15,7 @@ public struct ScriptStep: Sendable, CustomStringConvertible {
         case send([UInt8])
         case sendSlowly([UInt8], chunk: Int, interval: Duration)
         case sleep(Duration)
+        case waitUntil(@Sendable () -> Bool, limit: Duration)
         case stallUntilClosed(limit: Duration)
         case close
         case reset
@@ -78,6 +79,17 @@ public struct ScriptStep: Sendable, CustomStringConvertible {
         ScriptStep(kind: .sleep(duration))
     }
 
+    /// Does nothing until `condition` holds (checked every millisecond), at most `limit`, then
+    /// goes on either way (cut short by ``ScriptedServer/shutdown()``). For a script whose next
+    /// bytes must wait for the client to have done something, however slowly a loaded machine
+    /// lets it run: the test's assertions tell whether it did.
+    /// - Parameters:
+    ///   - condition: checked on the server's thread.
+    ///   - limit: the longest wait.
+    public static func waitUntil(limit: Duration = .seconds(30), _ condition: @escaping @Sendable () -> Bool) -> ScriptStep {
+        ScriptStep(kind: .waitUntil(condition, limit: limit))
+    }
+
     /// Neither reads nor writes until the client closes (FIN or RST) or the server shuts down,
     /// at most 60 seconds.
     public static let stallUntilClosed = ScriptStep(kind: .stallUntilClosed(limit: .seconds(60)))
@@ -107,6 +119,7 @@ public struct ScriptStep: Sendable, CustomStringConvertible {
         case .send(let bytes): "send(\(bytes.count) bytes)"
         case .sendSlowly(let bytes, let chunk, let interval): "sendSlowly(\(bytes.count) bytes, \(chunk), \(interval))"
         case .sleep(let duration): "sleep(\(duration))"
+        case .waitUntil(_, let limit): "waitUntil(limit: \(limit))"
         case .stallUntilClosed(let limit): "stallUntilClosed(limit: \(limit))"
         case .close: "close"
         case .reset: "reset"

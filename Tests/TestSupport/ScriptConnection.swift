@@ -59,6 +59,11 @@ struct ScriptConnection {
             }
         case .sleep(let duration):
             if !POSIXSocket.sleep(duration, wake: core.wakeRead) { throw .woken }
+        case .waitUntil(let condition, let limit):
+            let deadline = ContinuousClock.now.advanced(by: limit)
+            while !condition(), ContinuousClock.now < deadline {
+                if !POSIXSocket.sleep(.milliseconds(1), wake: core.wakeRead) { throw .woken }
+            }
         case .stallUntilClosed(let limit):
             // POLLRDHUP reports the client's FIN without reading; POLLHUP/POLLERR its RST.
             let result = POSIXSocket.wait(

@@ -153,7 +153,7 @@ final class HTTP1Connection: IOHandler {
 
     func readable() {
         // TLS can hold more plaintext than one read takes, which epoll cannot announce:
-        // keep reading while it does (a full buffer each time) and nobody paused.
+        // keep reading while it does, or while a head window came back full, and nobody paused.
         var windowFilled = false
         repeat {
             guard !isClosed, !readingPaused else { return }

@@ -11,19 +11,19 @@ package final class HTTPClientEngine: Sendable {
     private let pools: [UncheckedBox<ConnectionPool>]
     private let isShutDown = Atomic<Bool>(false)
 
-    /// Starts the loops.
+    /// Makes the loops (each starts its thread with its first exchange) and the resolver.
     /// - Parameters:
-    ///   - loopCount: Event-loop threads; `nil` for one per core, at most 4.
+    ///   - loopCount: Event loops; `nil` for one per core, at most 4.
     ///   - maxConnectionsPerHost: Most connections per scheme, host and port.
     ///   - idleTimeout: How long a parked keep-alive connection is kept.
-    /// - Throws: ``SystemError`` when epoll or a thread cannot be created.
+    /// - Throws: ``SystemError`` when a loop's epoll or eventfd cannot be created.
     package init(loopCount: Int?, maxConnectionsPerHost: Int, idleTimeout: Duration) throws(SystemError) {
         if let loopCount {
             group = try EventLoopGroup(loopCount: max(1, loopCount))
         } else {
             group = try EventLoopGroup()
         }
-        resolver = try Resolver()
+        resolver = Resolver()
         pools = group.loops.map { [resolver] loop in
             UncheckedBox(ConnectionPool(
                 loop: loop, resolver: resolver, maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: idleTimeout))
@@ -46,7 +46,8 @@ package final class HTTPClientEngine: Sendable {
             handle.attach(exchange)
             exchange.start()
         }
-        // The engine shut down between the check above and now: nothing will run the exchange.
+        // The engine shut down between the check above and now, or the loop's thread could not
+        // be started (logged): nothing will run the exchange.
         if !accepted { delegate.exchangeDidFail(EngineError(.cancelled), metrics: ExchangeMetrics(start: .now())) }
         return handle
     }
@@ -56,7 +57,8 @@ package final class HTTPClientEngine: Sendable {
     package func shutdown() {
         guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for pool in pools {
-            pool.value.loop.execute { pool.value.shutdown() }
+            // A loop that never started has no connections: it is stopped instead of started.
+            pool.value.loop.executeIfStarted { pool.value.shutdown() }
         }
         group.shutdownGracefully()
         resolver.shutdown()

@@ -56,7 +56,9 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     private var lastGeneration: UInt32 = 0
     private let events: UnsafeMutableBufferPointer<epoll_event>
 
-    /// Creates a loop (not yet running; ``EventLoopGroup`` starts it).
+    /// Creates a loop. Its thread starts with its first task (``execute(_:)``): until then
+    /// the loop costs two descriptors and no thread.
+    /// - Parameter name: The loop's name, also its thread's.
     /// - Throws: ``SystemError`` from `epoll_create1`, `eventfd` or `epoll_ctl`.
     init(name: String) throws(SystemError) {
         self.name = name
@@ -109,8 +111,10 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     ///
     /// Callable from any thread. Writes the `eventfd` only when the loop might be asleep and no
     /// wake-up is already on its way; from the loop's own thread it never does. Tasks submitted
-    /// after the loop stopped are dropped (and logged): no thread is left to run them.
-    /// - Returns: `false` when the loop has stopped and the task was dropped.
+    /// after the loop stopped are dropped (and logged): no thread is left to run them. The
+    /// loop's first task starts its thread.
+    /// - Returns: `false` when the loop has stopped, or its thread could not be started, and
+    ///   the task was dropped.
     @discardableResult
     package func execute(_ task: @escaping @Sendable () -> Void) -> Bool {
         let onLoop = inEventLoop
@@ -118,7 +122,20 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
             switch inbox.lifecycle {
             case .stopped:
                 return (false, false)
-            case .notStarted, .running, .stopping:
+            case .notStarted:
+                // Started under the lock: no other task can be queued for a thread that then
+                // fails to start. The new thread takes the lock first thing, once this returns.
+                do throws(SystemError) {
+                    try startThread()
+                } catch {
+                    inbox.lifecycle = .stopped
+                    Self.logger.error("event loop thread not started", metadata: ["loop": "\(name)", "error": "\(error)"])
+                    return (false, false)
+                }
+                inbox.lifecycle = .running
+                inbox.tasks.append(task)
+                return (true, false)
+            case .running, .stopping:
                 inbox.tasks.append(task)
                 if onLoop || inbox.wakeupPending { return (true, false) }
                 inbox.wakeupPending = true
@@ -142,9 +159,24 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Starts the loop's thread.
-    func start() throws(SystemError) {
-        inbox.withLock { $0.lifecycle = .running }
+    /// Runs `task` if the loop has started. A loop that never started has nothing to clean up:
+    /// it is stopped instead, at once, and refuses every task from then on, so no work can
+    /// start on it after the caller's last word.
+    /// - Returns: Whether `task` will run.
+    @discardableResult
+    package func executeIfStarted(_ task: @escaping @Sendable () -> Void) -> Bool {
+        let neverStarted = inbox.withLock { inbox -> Bool in
+            guard inbox.lifecycle == .notStarted else { return false }
+            inbox.lifecycle = .stopped
+            return true
+        }
+        return neverStarted ? false : execute(task)
+    }
+
+    /// Whether the loop's thread was started (for tests).
+    var threadStarted: Bool { thread.withLock { $0 != nil } }
+
+    private func startThread() throws(SystemError) {
         let started = try PosixThread.start(name: name) { [self] in run() }
         // The thread publishes its own handle in run(): only it can be "in" the loop, and it
         // clears the handle on exit, which a store from here could race with.

@@ -3,9 +3,11 @@ import Glibc
 #endif
 import Synchronization
 
-/// A small fixed set of ``EventLoop``s, each on its own thread.
+/// A small fixed set of ``EventLoop``s, each on its own thread once it has work.
 ///
 /// Connections are spread over the loops with ``next()``; a connection then stays on its loop.
+/// A loop's thread starts with its first task: a session talking to one host (whose
+/// connections share a loop) runs one loop thread, and one that was never used runs none.
 /// Sendable: ``loops`` is immutable, the round-robin counter is atomic and shutdown state sits
 /// behind a `Mutex`.
 package final class EventLoopGroup: Sendable {
@@ -15,24 +17,23 @@ package final class EventLoopGroup: Sendable {
     private let isShutDown = Mutex(false)
 
     /// The default loop count: one per core, at most 4 (an HTTP client rarely needs more,
-    /// and every loop is a thread).
+    /// and every loop with work is a thread).
     package static var defaultLoopCount: Int {
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         return min(max(cores, 1), 4)
     }
 
-    /// Starts `loopCount` loops named `ferry-io-0`, `ferry-io-1`, ….
-    /// - Parameter loopCount: Number of loops and threads; at least 1.
-    /// - Throws: ``SystemError`` when a loop's epoll/eventfd or thread cannot be created; the
-    ///   loops already started are shut down first.
+    /// Creates `loopCount` loops named `ferry-io-0`, `ferry-io-1`, …; each loop's thread
+    /// starts with its first task.
+    /// - Parameter loopCount: Number of loops (threads, once busy); at least 1.
+    /// - Throws: ``SystemError`` when a loop's epoll or eventfd cannot be created; the loops
+    ///   already made are shut down first.
     package init(loopCount: Int = EventLoopGroup.defaultLoopCount) throws(SystemError) {
         precondition(loopCount >= 1, "an EventLoopGroup needs at least one loop")
         var loops: [EventLoop] = []
         do {
             for index in 0..<loopCount {
-                let loop = try EventLoop(name: "ferry-io-\(index)")
-                try loop.start()
-                loops.append(loop)
+                loops.append(try EventLoop(name: "ferry-io-\(index)"))
             }
         } catch {
             Self.stop(loops)

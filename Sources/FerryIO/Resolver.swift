@@ -4,10 +4,12 @@ import Glibc
 import Dispatch
 import Synchronization
 
-/// Resolves host names with `getaddrinfo` on a small fixed pool of worker threads.
+/// Resolves host names with `getaddrinfo` on a small pool of worker threads, started as lookups
+/// need them.
 ///
 /// `getaddrinfo` blocks (it may wait seconds for a DNS server), so it never runs on a loop
-/// thread; results come back on the caller's ``EventLoop``. Numeric hosts skip the pool.
+/// thread; results come back on the caller's ``EventLoop``. Numeric hosts skip the pool, so a
+/// process that only ever connects to addresses starts no resolver thread at all.
 /// The lookup function is injectable so tests can produce failures without a DNS server.
 package final class Resolver: Sendable {
     /// A blocking lookup: host and port in, addresses (in the system's preference order) or a
@@ -17,14 +19,14 @@ package final class Resolver: Sendable {
     private let pool: WorkerPool
     private let lookup: Lookup
 
-    /// Starts `threadCount` worker threads.
+    /// A resolver that starts up to `threadCount` worker threads, the first with the first
+    /// lookup, another only when a lookup arrives while every started one is busy.
     /// - Parameters:
     ///   - threadCount: Concurrent lookups; 2 keeps one slow DNS answer from blocking all.
     ///   - lookup: The blocking lookup; ``systemLookup(host:port:)`` unless a test injects one.
-    /// - Throws: ``SystemError`` from `pthread_create`.
-    package init(threadCount: Int = 2, lookup: @escaping Lookup = Resolver.systemLookup) throws(SystemError) {
+    package init(threadCount: Int = 2, lookup: @escaping Lookup = Resolver.systemLookup) {
         precondition(threadCount >= 1, "a Resolver needs at least one thread")
-        self.pool = try WorkerPool(threadCount: threadCount)
+        self.pool = WorkerPool(maximumThreads: threadCount)
         self.lookup = lookup
     }
 
@@ -37,6 +39,10 @@ package final class Resolver: Sendable {
     package func shutdown() {
         pool.shutdown()
     }
+
+    /// How many worker threads have been started, and how many of them wait for a lookup
+    /// (for tests).
+    var threads: (started: Int, idle: Int) { pool.threads }
 
     /// Looks up `host` and calls `completion` on `loop`'s thread.
     ///
@@ -58,14 +64,18 @@ package final class Resolver: Sendable {
             return
         }
         let lookup = self.lookup
-        let accepted = pool.submit {
+        let submission = pool.submit {
             let result = lookup(host, port)
             loop.execute { completion.value(result) }
         }
-        if !accepted {
-            loop.execute {
-                completion.value(.failure(DNSError(host: host, code: EAI_SYSTEM, systemErrno: ECANCELED)))
-            }
+        let refusal: Int32
+        switch submission {
+        case .accepted: return
+        case .shutDown: refusal = ECANCELED
+        case .noWorker(let error): refusal = error.errno
+        }
+        loop.execute {
+            completion.value(.failure(DNSError(host: host, code: EAI_SYSTEM, systemErrno: refusal)))
         }
     }
 
@@ -103,39 +113,63 @@ package final class Resolver: Sendable {
     }
 }
 
-/// A fixed set of threads taking jobs from a FIFO queue.
+/// Threads taking jobs from a FIFO queue, started as the jobs need them, up to a maximum.
 private final class WorkerPool: Sendable {
+    typealias Job = @Sendable () -> Void
+
+    /// What became of a submitted job.
+    enum Submission {
+        /// Queued; a worker will run it.
+        case accepted
+        /// Refused: the pool was shut down.
+        case shutDown
+        /// Refused: no worker was running and none could be started.
+        case noWorker(SystemError)
+    }
+
     private struct Queue {
-        var jobs: [@Sendable () -> Void] = []
+        var jobs: [Job] = []
         var head = 0
         var isShutDown = false
         var threads: [PosixThread] = []
+        /// Workers waiting for a job: a job queued while one waits needs no new thread.
+        var idle = 0
     }
 
     private let queue = Mutex(Queue())
     private let available = DispatchSemaphore(value: 0)
+    private let maximumThreads: Int
 
-    init(threadCount: Int) throws(SystemError) {
-        for index in 0..<threadCount {
-            do {
-                let thread = try PosixThread.start(name: "ferry-dns-\(index)") { [self] in work() }
-                queue.withLock { $0.threads.append(thread) }
-            } catch {
-                shutdown()
-                throw error
-            }
-        }
+    init(maximumThreads: Int) {
+        self.maximumThreads = maximumThreads
     }
 
-    /// Queues `job`; false after shutdown.
-    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
-        let accepted = queue.withLock { queue -> Bool in
-            guard !queue.isShutDown else { return false }
+    var threads: (started: Int, idle: Int) { queue.withLock { ($0.threads.count, $0.idle) } }
+
+    /// Queues `job`, starting a worker for it when every started one is busy and the maximum
+    /// allows another.
+    func submit(_ job: @escaping Job) -> Submission {
+        let submission = queue.withLock { queue -> Submission in
+            guard !queue.isShutDown else { return .shutDown }
             queue.jobs.append(job)
-            return true
+            guard queue.jobs.count - queue.head > queue.idle, queue.threads.count < maximumThreads else {
+                return .accepted
+            }
+            // Started under the lock, so the count stays exact and shutdown() sees the thread.
+            // The worker takes the lock first thing, which only waits for this to return.
+            do throws(SystemError) {
+                let index = queue.threads.count
+                queue.threads.append(try PosixThread.start(name: "ferry-dns-\(index)") { [self] in work() })
+                return .accepted
+            } catch {
+                // Without any worker the job would wait for ever; with one, it waits its turn.
+                guard queue.threads.isEmpty else { return .accepted }
+                queue.jobs.removeLast()
+                return .noWorker(error)
+            }
         }
-        if accepted { available.signal() }
-        return accepted
+        if case .accepted = submission { available.signal() }
+        return submission
     }
 
     func shutdown() {
@@ -154,8 +188,10 @@ private final class WorkerPool: Sendable {
 
     private func work() {
         while true {
+            queue.withLock { $0.idle += 1 }
             available.wait()
-            let job = queue.withLock { queue -> (@Sendable () -> Void)? in
+            let job = queue.withLock { queue -> Job? in
+                queue.idle -= 1
                 guard queue.head < queue.jobs.count else { return nil }
                 let job = queue.jobs[queue.head]
                 queue.head += 1

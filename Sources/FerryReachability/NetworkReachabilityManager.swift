@@ -215,7 +215,7 @@ public final class NetworkReachabilityManager: Sendable {
             classifier.kind(name: name, hardwareType: type)
         }
         let monitor = ReachabilityMonitor(
-            loop: loop, socket: socket, machine: machine, resolver: { try? Self.sharedResolver.get() },
+            loop: loop, socket: socket, machine: machine, resolver: { Self.sharedResolver },
             onMessagesLost: environment.onMessagesLost, publish: { [weak self] status in self?.publish(status, session: session) })
         let bound = LoopBound(monitor)
         let current = state.withLock { state -> Bool in
@@ -271,6 +271,6 @@ public final class NetworkReachabilityManager: Sendable {
     /// One event loop thread serves every manager in the process: reachability is a few
     /// messages a minute, so it does not need more, and it is created on first use only.
     private static let sharedGroup = Result { () throws(SystemError) in try EventLoopGroup(loopCount: 1) }
-    /// One resolver thread for the managers of host names, created on first use only.
-    private static let sharedResolver = Result { () throws(SystemError) in try Resolver(threadCount: 1) }
+    /// One resolver thread for the managers of host names, started by the first lookup only.
+    private static let sharedResolver = Resolver(threadCount: 1)
 }

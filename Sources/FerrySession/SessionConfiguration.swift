@@ -30,7 +30,8 @@ public struct SessionConfiguration: Sendable {
     public var parserLimits: ParserLimits
     /// The largest body a request may receive (after decoding); `nil` for no limit.
     public var maximumResponseBodySize: Int64?
-    /// Event-loop threads for this session's engine; `nil` picks one per core, at most 4.
+    /// Event loops for this session's engine (a thread each, started with its first request);
+    /// `nil` picks one per core, at most 4. Requests to one host share one loop.
     public var eventLoopCount: Int?
     /// Addresses to connect to instead of resolving a host, by lower-case host name: curl's
     /// `--resolve`. The URL's host still names the server (SNI, certificate checks, `Host`),

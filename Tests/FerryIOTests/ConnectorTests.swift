@@ -89,7 +89,7 @@ struct ConnectorTests {
     func connectsByName() async throws {
         let listener = try Socket.listen(on: loopbackV4)
         let port = try listener.localAddress.port
-        let resolver = try Resolver { host, port in
+        let resolver = Resolver { host, port in
             // localhost through the real resolver; the injected wrapper only pins v6 first so
             // the race also covers the ::1 → 127.0.0.1 fallback.
             Resolver.systemLookup(host, port).map { [loopbackV6.withPort(port)] + $0 }
@@ -105,7 +105,7 @@ struct ConnectorTests {
 
     @Test("a DNS failure is reported as ConnectError.dns")
     func dnsFailure() async throws {
-        let resolver = try Resolver { host, _ in .failure(DNSError(host: host, code: EAI_NONAME)) }
+        let resolver = Resolver { host, _ in .failure(DNSError(host: host, code: EAI_NONAME)) }
         defer { resolver.shutdown() }
         let outcome = try await run(resolver: resolver) { connector, done in
             connector.connect(host: "nowhere.invalid", port: 80, timeout: .seconds(10), done)
@@ -120,7 +120,7 @@ struct ConnectorTests {
     @Test("the overall timeout covers DNS: a stuck lookup times out")
     func timeoutDuringDNS() async throws {
         let release = DispatchSemaphore(value: 0)
-        let resolver = try Resolver { host, _ in
+        let resolver = Resolver { host, _ in
             _ = release.wait(timeout: .now() + eventually)
             return .failure(DNSError(host: host, code: EAI_AGAIN))
         }
@@ -201,7 +201,7 @@ struct ConnectorTests {
     @Test("cancel while resolving completes with cancelled and ignores the late answer")
     func cancelWhileResolving() async throws {
         let release = DispatchSemaphore(value: 0)
-        let resolver = try Resolver { _, port in
+        let resolver = Resolver { _, port in
             _ = release.wait(timeout: .now() + eventually)
             return .success([SocketAddress(ipAddress: "127.0.0.1", port: port)!])
         }

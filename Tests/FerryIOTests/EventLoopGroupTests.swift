@@ -15,6 +15,31 @@ struct EventLoopGroupTests {
         #expect(group.loops.count == 3)
     }
 
+    @Test("no loop thread starts with the group; each starts with its first task")
+    func loopsStartOnDemand() async throws {
+        let group = try EventLoopGroup(loopCount: 3)
+        defer { group.shutdownGracefully() }
+        #expect(group.loops.map(\.threadStarted) == [false, false, false])
+        let value = try await group.loops[2].sync { group.loops[2].inEventLoop }
+        #expect(value)
+        #expect(group.loops.map(\.threadStarted) == [false, false, true])
+    }
+
+    @Test("executeIfStarted runs the task on a started loop and retires one that never started")
+    func executeIfStarted() async throws {
+        let group = try EventLoopGroup(loopCount: 2)
+        defer { group.shutdownGracefully() }
+        let ran = Atomic<Int>(0)
+        _ = try await group.loops[0].sync { 0 }
+        #expect(group.loops[0].executeIfStarted { ran.add(1, ordering: .relaxed) })
+        #expect(!group.loops[1].executeIfStarted { ran.add(10, ordering: .relaxed) })
+        // Retired for good: a later task neither runs nor starts the thread.
+        #expect(!group.loops[1].execute { ran.add(100, ordering: .relaxed) })
+        #expect(!group.loops[1].threadStarted)
+        _ = try await group.loops[0].sync { 0 }
+        #expect(ran.load(ordering: .relaxed) == 1)
+    }
+
     @Test("the default loop count is between 1 and 4")
     func defaultCount() async throws {
         let group = try EventLoopGroup()

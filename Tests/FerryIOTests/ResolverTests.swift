@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import Testing
 
@@ -24,7 +25,7 @@ struct ResolverTests {
 
     @Test("localhost resolves to loopback addresses with the port")
     func localhost() async throws {
-        let resolver = try Resolver()
+        let resolver = Resolver()
         defer { resolver.shutdown() }
         let addresses = try await resolve(resolver, "localhost", port: 8080).get()
         #expect(!addresses.isEmpty)
@@ -39,7 +40,7 @@ struct ResolverTests {
     ])
     func numericHosts(host: String, expected: String) async throws {
         let calls = Atomic<Int>(0)
-        let resolver = try Resolver { host, _ in
+        let resolver = Resolver { host, _ in
             calls.add(1, ordering: .relaxed)
             return .failure(DNSError(host: host, code: EAI_FAIL))
         }
@@ -57,7 +58,7 @@ struct ResolverTests {
 
     @Test("an injected lookup failure arrives as DNSError on the loop")
     func injectedFailure() async throws {
-        let resolver = try Resolver { host, _ in .failure(DNSError(host: host, code: EAI_NONAME)) }
+        let resolver = Resolver { host, _ in .failure(DNSError(host: host, code: EAI_NONAME)) }
         defer { resolver.shutdown() }
         let result = try await resolve(resolver, "no-such-host.invalid")
         #expect(throws: DNSError(host: "no-such-host.invalid", code: EAI_NONAME)) { try result.get() }
@@ -68,7 +69,7 @@ struct ResolverTests {
     func offLoop() async throws {
         let onLoop = Mutex<Bool?>(nil)
         let loopBox = Mutex<EventLoop?>(nil)
-        let resolver = try Resolver { _, port in
+        let resolver = Resolver { _, port in
             onLoop.withLock { $0 = loopBox.withLock { $0?.inEventLoop } }
             return .success([SocketAddress(ipAddress: "192.0.2.7", port: port)!])
         }
@@ -89,10 +90,56 @@ struct ResolverTests {
 
     @Test("after shutdown, lookups fail with ECANCELED instead of hanging")
     func afterShutdown() async throws {
-        let resolver = try Resolver { host, _ in .failure(DNSError(host: host, code: EAI_FAIL)) }
+        let resolver = Resolver { host, _ in .failure(DNSError(host: host, code: EAI_FAIL)) }
         resolver.shutdown()
         resolver.shutdown()  // twice is fine
         let result = try await resolve(resolver, "example.test")
         #expect(throws: DNSError(host: "example.test", code: EAI_SYSTEM, systemErrno: ECANCELED)) { try result.get() }
+    }
+
+    @Test("no thread starts before a name needs looking up; sequential lookups share the first")
+    func threadsStartOnDemand() async throws {
+        let resolver = Resolver { _, port in .success([SocketAddress(ipAddress: "192.0.2.7", port: port)!]) }
+        defer { resolver.shutdown() }
+        #expect(resolver.threads.started == 0)
+        _ = try await resolve(resolver, "127.0.0.1").get()
+        #expect(resolver.threads.started == 0, "a numeric host needs no thread")
+        for _ in 0..<3 {
+            _ = try await resolve(resolver, "example.test").get()
+            // The answer reaches the loop just before its worker is back waiting for the next.
+            for _ in 0..<1000 where resolver.threads.idle == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(resolver.threads == (started: 1, idle: 1), "each lookup found the first worker idle")
+    }
+
+    @Test("lookups that overlap start more workers, never more than the maximum")
+    func overlappingLookupsStartUpToTheMaximum() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let running = Atomic<Int>(0)
+        let resolver = Resolver(threadCount: 2) { _, port in
+            running.add(1, ordering: .relaxed)
+            gate.wait()
+            return .success([SocketAddress(ipAddress: "192.0.2.7", port: port)!])
+        }
+        defer { resolver.shutdown() }
+        try await withLoop { loop in
+            let answered = Atomic<Int>(0)
+            loop.execute {
+                for port in 1...3 {
+                    resolver.resolve(host: "example.test", port: UInt16(port), on: loop) { result in
+                        if case .success = result { answered.add(1, ordering: .relaxed) }
+                    }
+                }
+            }
+            // Two lookups run at once, the third waits its turn: no third thread.
+            for _ in 0..<1000 where running.load(ordering: .relaxed) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(running.load(ordering: .relaxed) == 2)
+            #expect(resolver.threads.started == 2)
+            for _ in 1...3 { gate.signal() }
+            for _ in 0..<1000 where answered.load(ordering: .relaxed) < 3 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(answered.load(ordering: .relaxed) == 3)
+            #expect(resolver.threads.started == 2)
+        }
     }
 }

@@ -213,7 +213,7 @@ package struct HTTP1ConnectionStateMachine {
         case .emptyReply, .sendFailed, .receiveFailed: return true
         case .cancelled, .invalidURL, .unsupportedScheme, .invalidRequest, .hostNotFound, .connectFailed,
              .connectTimedOut, .idleTimedOut, .totalTimedOut, .parse, .partialBody, .decoding,
-             .bodyTooLarge, .fileReadFailed, .fileWriteFailed, .requestBodyFailed, .internalInconsistency,
+             .bodyTooLarge, .fileReadFailed, .fileWriteFailed, .requestBodyFailed, .loopThreadFailed, .internalInconsistency,
              .tlsHandshakeFailed, .serverTrustRejected, .tlsFailed:
             return false
         }

@@ -40,14 +40,19 @@ package final class HTTPClientEngine: Sendable {
         }
         let pool = pools[Int(UInt(bitPattern: request.key.hashValue) % UInt(pools.count))]
         let loop = pool.value.loop
+        do throws(SystemError) {
+            try loop.startIfNeeded()
+        } catch {
+            delegate.exchangeDidFail(EngineError(.loopThreadFailed(error)), metrics: ExchangeMetrics(start: .now()))
+            return ExchangeHandle(loop: nil)
+        }
         let handle = ExchangeHandle(loop: loop)
         let accepted = loop.execute {
             let exchange = Exchange(request: request, delegate: delegate, pool: pool.value, loop: loop)
             handle.attach(exchange)
             exchange.start()
         }
-        // The engine shut down between the check above and now, or the loop's thread could not
-        // be started (logged): nothing will run the exchange.
+        // The engine shut down between the check above and now: nothing will run the exchange.
         if !accepted { delegate.exchangeDidFail(EngineError(.cancelled), metrics: ExchangeMetrics(start: .now())) }
         return handle
     }

@@ -113,8 +113,8 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     /// wake-up is already on its way; from the loop's own thread it never does. Tasks submitted
     /// after the loop stopped are dropped (and logged): no thread is left to run them. The
     /// loop's first task starts its thread.
-    /// - Returns: `false` when the loop has stopped, or its thread could not be started, and
-    ///   the task was dropped.
+    /// - Returns: `false` when the loop has stopped, or its thread could not be started (see
+    ///   ``startIfNeeded()`` for the cause), and the task was dropped.
     @discardableResult
     package func execute(_ task: @escaping @Sendable () -> Void) -> Bool {
         let onLoop = inEventLoop
@@ -123,16 +123,12 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
             case .stopped:
                 return (false, false)
             case .notStarted:
-                // Started under the lock: no other task can be queued for a thread that then
-                // fails to start. The new thread takes the lock first thing, once this returns.
                 do throws(SystemError) {
-                    try startThread()
+                    try start(&inbox)
                 } catch {
-                    inbox.lifecycle = .stopped
                     Self.logger.error("event loop thread not started", metadata: ["loop": "\(name)", "error": "\(error)"])
                     return (false, false)
                 }
-                inbox.lifecycle = .running
                 inbox.tasks.append(task)
                 return (true, false)
             case .running, .stopping:
@@ -173,14 +169,33 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         return neverStarted ? false : execute(task)
     }
 
-    /// Whether the loop's thread was started (for tests).
-    var threadStarted: Bool { thread.withLock { $0 != nil } }
+    /// Starts the loop's thread now if it has not started (its first task would start it too),
+    /// for a caller that wants the cause when it cannot.
+    /// - Throws: ``SystemError`` from `pthread_create`. The loop stays unstarted, so a later
+    ///   task or call tries again.
+    package func startIfNeeded() throws(SystemError) {
+        guard !threadStarted.load(ordering: .acquiring) else { return }
+        try inbox.withLock { (inbox: inout Inbox) throws(SystemError) in
+            if inbox.lifecycle == .notStarted { try start(&inbox) }
+        }
+    }
 
-    private func startThread() throws(SystemError) {
+    /// Set once the thread was started, so ``startIfNeeded()`` costs an atomic load after that.
+    private let threadStarted = Atomic<Bool>(false)
+
+    /// Whether the loop's thread was started (for tests).
+    var hasStartedThread: Bool { threadStarted.load(ordering: .acquiring) }
+
+    /// Starts the thread; called with the inbox locked, so no task can be queued for a thread
+    /// that then fails to start. The new thread takes the lock first thing, once the caller
+    /// lets go of it.
+    private func start(_ inbox: inout Inbox) throws(SystemError) {
         let started = try PosixThread.start(name: name) { [self] in run() }
         // The thread publishes its own handle in run(): only it can be "in" the loop, and it
         // clears the handle on exit, which a store from here could race with.
         thread.withLock { $0 = started }
+        threadStarted.store(true, ordering: .releasing)
+        inbox.lifecycle = .running
     }
 
     /// Asks the loop to stop once its pending tasks have run. Returns at once.

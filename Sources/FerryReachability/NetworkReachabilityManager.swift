@@ -264,8 +264,15 @@ public final class NetworkReachabilityManager: Sendable {
     // MARK: - Shared threads
 
     private func eventLoop() throws(SystemError) -> EventLoop {
-        if let loop = environment.loop { return loop }
-        return try Self.sharedGroup.get().loops[0]
+        let loop: EventLoop
+        if let injected = environment.loop {
+            loop = injected
+        } else {
+            loop = try Self.sharedGroup.get().loops[0]
+        }
+        // Here, so that a thread that cannot be started is reported by startMonitoring().
+        try loop.startIfNeeded()
+        return loop
     }
 
     /// One event loop thread serves every manager in the process: reachability is a few

@@ -66,6 +66,10 @@ extension NetworkError {
             return (creationCalls.contains(cause.syscall) ? .cannotCreateFile : .cannotWriteToFile, cause)
         case .requestBodyFailed:
             return (.requestBodyFailed, nil)
+        case .loopThreadFailed(let cause):
+            // Like running out of descriptors for the socket: the connection could not be made
+            // for want of a local resource, and the reason says which.
+            return (.cannotConnectToHost, cause)
         case .internalInconsistency:
             return (.internalInconsistency, nil)
         case .tlsHandshakeFailed(_, _, let cause), .tlsFailed(_, _, let cause, _):

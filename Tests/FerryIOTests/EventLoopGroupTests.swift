@@ -19,10 +19,21 @@ struct EventLoopGroupTests {
     func loopsStartOnDemand() async throws {
         let group = try EventLoopGroup(loopCount: 3)
         defer { group.shutdownGracefully() }
-        #expect(group.loops.map(\.threadStarted) == [false, false, false])
+        #expect(group.loops.map(\.hasStartedThread) == [false, false, false])
         let value = try await group.loops[2].sync { group.loops[2].inEventLoop }
         #expect(value)
-        #expect(group.loops.map(\.threadStarted) == [false, false, true])
+        #expect(group.loops.map(\.hasStartedThread) == [false, false, true])
+    }
+
+    @Test("startIfNeeded starts a loop's thread once; the loop then runs tasks as usual")
+    func startIfNeeded() async throws {
+        let group = try EventLoopGroup(loopCount: 2)
+        defer { group.shutdownGracefully() }
+        try group.loops[1].startIfNeeded()
+        try group.loops[1].startIfNeeded()
+        #expect(group.loops.map(\.hasStartedThread) == [false, true])
+        let ran = try await group.loops[1].sync { group.loops[1].inEventLoop }
+        #expect(ran)
     }
 
     @Test("executeIfStarted runs the task on a started loop and retires one that never started")
@@ -35,7 +46,7 @@ struct EventLoopGroupTests {
         #expect(!group.loops[1].executeIfStarted { ran.add(10, ordering: .relaxed) })
         // Retired for good: a later task neither runs nor starts the thread.
         #expect(!group.loops[1].execute { ran.add(100, ordering: .relaxed) })
-        #expect(!group.loops[1].threadStarted)
+        #expect(!group.loops[1].hasStartedThread)
         _ = try await group.loops[0].sync { 0 }
         #expect(ran.load(ordering: .relaxed) == 1)
     }

@@ -89,6 +89,10 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
             .cannotWriteToFile, "SystemError", "No space left on device"
         ),
         MappingRow(.requestBodyFailed("stream ended after 5 of 10 bytes"), .requestBodyFailed, nil, "5 of 10 bytes"),
+        MappingRow(
+            .loopThreadFailed(SystemError(errno: EAGAIN, syscall: "pthread_create")),
+            .cannotConnectToHost, "SystemError", "start a network thread: Resource temporarily unavailable"
+        ),
         MappingRow(.internalInconsistency("pool handed out an unknown connection"), .internalInconsistency, nil, "unknown connection"),
         MappingRow(
             .tlsHandshakeFailed(host: "localhost", port: 8443, TLSError(.unsupportedVersion, detail: "SSL routines: tlsv1 alert protocol version")),
@@ -160,6 +164,7 @@ private func kindName(_ kind: EngineError.Kind) -> String {
     case .fileReadFailed: "fileReadFailed"
     case .fileWriteFailed: "fileWriteFailed"
     case .requestBodyFailed: "requestBodyFailed"
+    case .loopThreadFailed: "loopThreadFailed"
     case .internalInconsistency: "internalInconsistency"
     case .tlsHandshakeFailed: "tlsHandshakeFailed"
     case .serverTrustRejected: "serverTrustRejected"
@@ -186,6 +191,6 @@ struct NetworkErrorMappingTests {
     @Test("every EngineError kind has a row in the table")
     func everyKindHasARow() {
         let covered = Set(MappingRow.all.map { kindName($0.error.kind) })
-        #expect(covered.count == 23, "rows cover: \(covered.sorted())")
+        #expect(covered.count == 24, "rows cover: \(covered.sorted())")
     }
 }

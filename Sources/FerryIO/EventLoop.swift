@@ -49,6 +49,8 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     private let inbox = Mutex(Inbox())
     private let threadHandle = Atomic<UInt>(0)
     private let thread = Mutex<PosixThread?>(nil)
+    /// Set once the thread was started, so ``startIfNeeded()`` costs an atomic load after that.
+    private let threadStarted = Atomic<Bool>(false)
 
     // Loop-thread state.
     private var timers = TimerQueue()
@@ -179,9 +181,6 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
             if inbox.lifecycle == .notStarted { try start(&inbox) }
         }
     }
-
-    /// Set once the thread was started, so ``startIfNeeded()`` costs an atomic load after that.
-    private let threadStarted = Atomic<Bool>(false)
 
     /// Whether the loop's thread was started (for tests).
     var hasStartedThread: Bool { threadStarted.load(ordering: .acquiring) }

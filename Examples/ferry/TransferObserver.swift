@@ -26,19 +26,19 @@ final class TransferObserver: SessionTaskDelegate {
     /// `%{http_code}` still shows its status.
     var response: NetworkResponse? { received.withLock { $0 } }
 
-    func session(_ session: Session, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo, for request: NetworkRequest) {
+    func session(_ session: Session, task: SessionTask, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo) {
         guard verbose else { return }
-        let host = request.url.host ?? connection.remoteAddress
+        let host = task.currentRequest.url.host ?? connection.remoteAddress
         console.writeError(HeadFormatter.connectionNote(host: host, connection) + HeadFormatter.verboseRequest(head))
     }
 
-    func session(_ session: Session, didReceive response: NetworkResponse, for request: NetworkRequest) {
+    func session(_ session: Session, task: SessionTask, didReceive response: NetworkResponse) {
         received.withLock { $0 = response }
         guard verbose else { return }
         console.writeError(HeadFormatter.verboseResponse(response))
     }
 
-    func session(_ session: Session, didFinishCollecting metrics: TaskMetrics, for request: NetworkRequest) {
+    func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
         collected.withLock { $0 = metrics }
     }
 }

@@ -28,6 +28,22 @@ final class DownloadFile: @unchecked Sendable {
         return DownloadFile(path: path, fd: fd)
     }
 
+    /// Where temporary downloads go: `$TMPDIR`, else `/tmp`.
+    static var temporaryDirectory: String {
+        if let directory = getenv("TMPDIR").map({ String(cString: $0) }), !directory.isEmpty { return directory }
+        return "/tmp"
+    }
+
+    /// Creates a new file with a unique name in ``temporaryDirectory`` (mode 0600).
+    static func createTemporary() throws(SystemError) -> DownloadFile {
+        var template = Array("\(temporaryDirectory)/ferry-download-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw SystemError(errno: errno, syscall: "mkstemp") }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return DownloadFile(path: path, fd: fd)
+    }
+
     /// Writes all of `bytes`, retrying short writes and EINTR.
     func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         guard let base = bytes.baseAddress else { return }

@@ -3,33 +3,59 @@ import FerryEngine
 import FerryIO
 import FerryTLS
 import FoundationEssentials
+import Synchronization
 
 /// Loads requests over HTTP/1.1 with Ferry's engine: the counterpart of `URLSession`.
 ///
 /// A session owns its event loops and connection pool; requests to the same host reuse
 /// keep-alive connections (at most ``SessionConfiguration/httpMaximumConnectionsPerHost`` at
-/// once). Create one per configuration, share it, and call ``invalidateAndCancel()`` when done.
+/// once). Every request runs as a ``SessionTask``: made suspended by a factory method such as
+/// ``dataTask(with:completionHandler:)`` and started with ``SessionTask/resume()``, or run and
+/// awaited by an async call such as ``data(for:delegate:)``. Create one session per
+/// configuration, share it, and call ``finishTasksAndInvalidate()`` or
+/// ``invalidateAndCancel()`` when done. A session lives at least as long as its running tasks.
 ///
 /// ```swift
 /// let session = Session()
 /// let (data, response) = try await session.data(for: NetworkRequest(url: url))
 /// ```
 public final class Session: Sendable {
+    /// A session with the default configuration, for simple requests (URLSession's `shared`).
+    /// It cannot be invalidated.
+    public static let shared = Session(sharedSessionWith: .default)
+
     /// The configuration the session was created with (a copy).
     public let configuration: SessionConfiguration
-    /// The serial queue on which task-delegate methods run.
+    /// The serial queue on which delegate methods and completion handlers run.
     public let delegateQueue: DispatchQueue
     private let engine: Result<HTTPClientEngine, SystemError>
     private let tls: LazyTLSContext
     private let serverTrustCheck: ServerTrustCheck?
+    private let registry: Mutex<TaskRegistry>
+    private let isShared: Bool
 
     /// Creates a session.
     /// - Parameters:
     ///   - configuration: How the session behaves.
-    ///   - delegateQueue: Where task-delegate methods run; a new serial queue by default.
-    public init(configuration: SessionConfiguration = .default, delegateQueue: DispatchQueue? = nil) {
+    ///   - delegate: Receives session events, and the events of tasks without a delegate of
+    ///     their own when it also conforms to ``SessionTaskDelegate``. The session keeps it
+    ///     until it is invalidated.
+    ///   - delegateQueue: Where delegate methods and completion handlers run; a new serial
+    ///     queue by default.
+    public convenience init(configuration: SessionConfiguration = .default, delegate: (any SessionDelegate)? = nil,
+                            delegateQueue: DispatchQueue? = nil) {
+        self.init(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue, isShared: false)
+    }
+
+    private convenience init(sharedSessionWith configuration: SessionConfiguration) {
+        self.init(configuration: configuration, delegate: nil, delegateQueue: nil, isShared: true)
+    }
+
+    private init(configuration: SessionConfiguration, delegate: (any SessionDelegate)?, delegateQueue: DispatchQueue?,
+                 isShared: Bool) {
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "ferry.session.delegate")
+        self.isShared = isShared
         do throws(SystemError) {
             engine = .success(try HTTPClientEngine(
                 loopCount: configuration.eventLoopCount,
@@ -40,6 +66,7 @@ public final class Session: Sendable {
         }
         tls = LazyTLSContext(configuration: configuration.tlsConfiguration)
         serverTrustCheck = ServerTrustGate.check(for: configuration, queue: self.delegateQueue)
+        registry = Mutex(TaskRegistry(delegate: delegate))
     }
 
     deinit {
@@ -50,96 +77,95 @@ public final class Session: Sendable {
         }
     }
 
-    /// Cancels every running request, closes every connection and stops the engine's threads.
-    /// Requests started afterwards fail with ``NetworkError/Code/cancelled``.
+    /// The session's delegate, until the session is invalidated.
+    public var delegate: (any SessionDelegate)? { registry.withLock { $0.delegate } }
+
+    // MARK: - Invalidation
+
+    /// Cancels every running task, closes every connection and stops the engine's threads;
+    /// then tells the delegate ``SessionDelegate/session(_:didBecomeInvalidWithError:)``.
+    /// Tasks resumed afterwards fail with ``NetworkError/Code/sessionInvalidated``. Calling it
+    /// again does nothing; the ``shared`` session ignores it.
     public func invalidateAndCancel() {
+        guard !isShared else { return }
+        let (tasks, delegate) = registry.withLock { $0.invalidate(cancelling: true) }
+        for task in tasks { task.cancel() }
         if case .success(let engine) = engine { engine.shutdown() }
+        if let delegate { announceInvalidation(to: delegate) }
     }
 
-    // MARK: - Loading
+    /// Lets the running tasks finish, then invalidates the session as
+    /// ``invalidateAndCancel()`` does. Tasks resumed afterwards fail with
+    /// ``NetworkError/Code/sessionInvalidated``; the ``shared`` session ignores it.
+    public func finishTasksAndInvalidate() {
+        guard !isShared else { return }
+        let (_, delegate) = registry.withLock { $0.invalidate(cancelling: false) }
+        if let delegate { shutDownAfterLastTask(announcingTo: delegate) }
+    }
 
-    /// Loads a request and returns its whole body.
-    /// - Parameters:
-    ///   - request: What to load.
-    ///   - delegate: Observes this request (head sent, upload progress, metrics).
-    /// - Returns: The body (decoded when ``SessionConfiguration/automaticallyDecodesContent``) and the response.
-    /// - Throws: ``NetworkError``: `.badURL`, `.unsupportedURL`, `.invalidRequest`, `.cannotFindHost`,
-    ///   `.cannotConnectToHost`, `.timedOut`, `.networkConnectionLost`, `.zeroByteResource`,
-    ///   `.cannotParseResponse`, `.cannotDecodeContentData`, `.dataLengthExceedsMaximum`, `.cancelled`.
-    public func data(for request: NetworkRequest, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (Data, NetworkResponse) {
-        let (exchange, engine) = try prepare(request)
-        let transfer = Transfer(session: self, request: request, taskDelegate: delegate)
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                transfer.start(exchange, engine: engine, sink: .collect(continuation))
-            }
-        } onCancel: {
-            transfer.cancel()
+    /// The tasks that were resumed and have not completed yet (suspended ones included).
+    public var allTasks: [SessionTask] {
+        registry.withLock { Array($0.running.values) }.sorted { $0.taskIdentifier < $1.taskIdentifier }
+    }
+
+    /// Calls `completionHandler` on the delegate queue with ``allTasks``.
+    public func getAllTasks(completionHandler: @escaping @Sendable ([SessionTask]) -> Void) {
+        let tasks = allTasks
+        delegateQueue.async { completionHandler(tasks) }
+    }
+
+    /// Calls `completionHandler` on the delegate queue with the running data, upload and
+    /// download tasks (URLSession's `getTasksWithCompletionHandler`).
+    public func getTasksWithCompletionHandler(
+        _ completionHandler: @escaping @Sendable ([DataTask], [UploadTask], [DownloadTask]) -> Void
+    ) {
+        let tasks = allTasks
+        let uploads = tasks.compactMap { $0 as? UploadTask }
+        let data = tasks.compactMap { $0 as? DataTask }.filter { !($0 is UploadTask) }
+        let downloads = tasks.compactMap { $0 as? DownloadTask }
+        delegateQueue.async { completionHandler(data, uploads, downloads) }
+    }
+
+    // MARK: - Tasks (package side)
+
+    /// A new task identifier.
+    func nextTaskIdentifier() -> Int {
+        registry.withLock { $0.nextIdentifier() }
+    }
+
+    /// A task starts: the session keeps it until it completes.
+    /// - Returns: The session-wide task delegate, for tasks without their own.
+    /// - Throws: ``NetworkError/Code/sessionInvalidated`` once the session was invalidated.
+    func register(_ task: SessionTask) throws(NetworkError) -> (any SessionTaskDelegate)? {
+        let registered = registry.withLock { $0.register(task) }
+        guard let registered else {
+            throw NetworkError(.sessionInvalidated, reason: "the session was invalidated before the task started",
+                               failingURL: task.originalRequest.url)
         }
-        return try result.get()
+        return registered
     }
 
-    /// Sends `body` and returns the whole response body.
-    /// - Parameters:
-    ///   - request: What to send; its own body is replaced by `body`.
-    ///   - body: The body: memory, a file (streamed), or an async stream.
-    ///   - delegate: Observes this request; ``SessionTaskDelegate/session(_:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:for:)`` reports upload progress.
-    /// - Throws: ``NetworkError`` as ``data(for:delegate:)``, plus `.cannotOpenFile` and `.requestBodyFailed`.
-    public func upload(for request: NetworkRequest, from body: RequestBody, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (Data, NetworkResponse) {
-        var request = request
-        request.body = body
-        return try await data(for: request, delegate: delegate)
+    /// A task completed.
+    func unregister(_ task: SessionTask) {
+        let delegate = registry.withLock { $0.unregister(task) }
+        if let delegate { shutDownAfterLastTask(announcingTo: delegate) }
     }
 
-    /// Loads a request and returns as soon as the response head arrives; the body follows
-    /// as an async sequence with backpressure.
-    /// - Throws: ``NetworkError`` as ``data(for:delegate:)`` for failures before the head;
-    ///   later failures are thrown by the body's iterator.
-    public func bytes(for request: NetworkRequest, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (ResponseBody, NetworkResponse) {
-        let (exchange, engine) = try prepare(request)
-        let transfer = Transfer(session: self, request: request, taskDelegate: delegate)
-        // Weak: the transfer holds the buffer (its sink) until the exchange ends.
-        let buffer = ResponseBodyBuffer(
-            onResume: { [weak transfer] in transfer?.resumeReading() },
-            onAbandon: { [weak transfer] in transfer?.cancel() })
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                transfer.start(exchange, engine: engine, sink: .stream(buffer, head: continuation))
-            }
-        } onCancel: {
-            transfer.cancel()
+    private func shutDownAfterLastTask(announcingTo delegate: TaskRegistry.Invalidated) {
+        // Never on a loop thread (the last task may end there): shutting down joins them.
+        DispatchQueue.global().async { [self] in
+            if case .success(let engine) = engine { engine.shutdown() }
+            announceInvalidation(to: delegate)
         }
-        return (ResponseBody(buffer: buffer), try result.get())
     }
 
-    /// Loads a request and streams its body into a file (created or truncated), never holding
-    /// it in memory. A failed download removes the partial file.
-    /// - Parameters:
-    ///   - request: What to load.
-    ///   - destination: A file URL to write the body to.
-    ///   - delegate: Observes this request.
-    /// - Throws: ``NetworkError`` as ``data(for:delegate:)``, plus `.cannotCreateFile` and `.cannotWriteToFile`.
-    public func download(for request: NetworkRequest, to destination: URL, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> NetworkResponse {
-        let (exchange, engine) = try prepare(request)
-        let file: DownloadFile
-        do throws(SystemError) {
-            file = try DownloadFile.create(path: destination.path)
-        } catch {
-            throw NetworkError(.cannotCreateFile, reason: "cannot create \(destination.path): \(error.errnoText)",
-                               failingURL: request.url, underlyingError: error)
-        }
-        let transfer = Transfer(session: self, request: request, taskDelegate: delegate)
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                transfer.start(exchange, engine: engine, sink: .download(file, continuation))
-            }
-        } onCancel: {
-            transfer.cancel()
-        }
-        return try result.get()
+    private func announceInvalidation(to invalidated: TaskRegistry.Invalidated) {
+        guard let delegate = invalidated.delegate else { return }
+        delegateQueue.async { [self] in delegate.session(self, didBecomeInvalidWithError: nil) }
     }
 
-    private func prepare(_ request: NetworkRequest) throws(NetworkError) -> (ExchangeRequest, HTTPClientEngine) {
+    /// The engine's form of `request`, and the engine to run it.
+    func prepare(_ request: NetworkRequest) throws(NetworkError) -> (ExchangeRequest, HTTPClientEngine) {
         var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration)
         if exchange.key.scheme == "https" {
             switch tls.context {

@@ -1,78 +1,94 @@
+import FoundationEssentials
 import HTTPTypes
 
-/// Facts about the connection a request went out on.
-public struct ConnectionInfo: Sendable, Equatable {
-    /// The peer's address, such as `127.0.0.1` or `::1`.
-    public var remoteAddress: String
-    /// The peer's port.
-    public var remotePort: Int
-    /// `true` when the connection had served an earlier request (keep-alive).
-    public var isReused: Bool
-    /// The TLS version, such as `TLSv1.3`; nil for plain HTTP.
-    public var tlsProtocolVersion: String?
-    /// The TLS cipher suite, such as `TLS_AES_128_GCM_SHA256`; nil for plain HTTP.
-    public var tlsCipherSuite: String?
-    /// The ALPN protocol the server chose, if any.
-    public var tlsApplicationProtocol: String?
-    /// `true` when the TLS handshake resumed an earlier session.
-    public var isTLSSessionResumed: Bool
-
-    /// Creates connection facts.
-    public init(
-        remoteAddress: String, remotePort: Int, isReused: Bool, tlsProtocolVersion: String? = nil,
-        tlsCipherSuite: String? = nil, tlsApplicationProtocol: String? = nil, isTLSSessionResumed: Bool = false
-    ) {
-        self.remoteAddress = remoteAddress
-        self.remotePort = remotePort
-        self.isReused = isReused
-        self.tlsProtocolVersion = tlsProtocolVersion
-        self.tlsCipherSuite = tlsCipherSuite
-        self.tlsApplicationProtocol = tlsApplicationProtocol
-        self.isTLSSessionResumed = isTLSSessionResumed
-    }
-}
-
-/// Observes one request as it runs: the head it sent, upload progress and final metrics.
+/// Receives one task's events: the head it sent, upload progress, the response, metrics and
+/// its completion. The counterpart of `URLSessionTaskDelegate`.
 ///
-/// The counterpart of `URLSessionTaskDelegate`, passed to ``Session`` methods per request.
-/// Every method has a default that does nothing.
+/// A task's own ``SessionTask/delegate`` (or the delegate given to an async call such as
+/// ``Session/data(for:delegate:)``) receives its events; a task without one reports to the
+/// session's ``Session/delegate`` when that conforms to this protocol. Every method has a
+/// default that does nothing.
 ///
 /// - Important: Methods are called on the session's ``Session/delegateQueue``, a serial queue,
-///   never on an engine thread. For one request they arrive in order, and
-///   ``session(_:didFinishCollecting:for:)`` arrives before the async call returns or its
-///   body sequence ends.
+///   never on an engine thread. For one task they arrive in order:
+///   ``session(_:task:didFinishCollecting:)``, then
+///   ``session(_:task:didCompleteWithError:)``, then the task's completion handler; an async
+///   call returns, or its body sequence ends, after them.
 public protocol SessionTaskDelegate: AnyObject, Sendable {
     /// The request head was written to a connection.
     /// - Parameters:
-    ///   - session: The session running the request.
+    ///   - session: The session running the task.
+    ///   - task: The task.
     ///   - head: The head exactly as sent (method, target, Host and every field).
     ///   - connection: The connection it went out on.
-    ///   - request: The request as the caller gave it.
-    func session(_ session: Session, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo, for request: NetworkRequest)
+    func session(_ session: Session, task: SessionTask, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo)
 
     /// Body bytes were written.
     /// - Parameters:
-    ///   - session: The session running the request.
+    ///   - session: The session running the task.
+    ///   - task: The task.
     ///   - bytesSent: Bytes written since the last call.
     ///   - totalBytesSent: Bytes written so far.
     ///   - totalBytesExpectedToSend: The body's length, if known.
-    ///   - request: The request as the caller gave it.
-    func session(_ session: Session, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?, for request: NetworkRequest)
+    func session(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?)
 
     /// The response head arrived.
-    func session(_ session: Session, didReceive response: NetworkResponse, for request: NetworkRequest)
+    func session(_ session: Session, task: SessionTask, didReceive response: NetworkResponse)
 
-    /// The request finished, successfully or not; these are its metrics.
-    func session(_ session: Session, didFinishCollecting metrics: TaskMetrics, for request: NetworkRequest)
+    /// The task's metrics, once it completed (before ``session(_:task:didCompleteWithError:)``).
+    func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics)
+
+    /// The task completed: `error` is nil on success (an HTTP error status is a success here).
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?)
 }
 
 extension SessionTaskDelegate {
     /// Does nothing.
-    public func session(_ session: Session, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo, for request: NetworkRequest) {}
+    public func session(_ session: Session, task: SessionTask, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo) {}
     /// Does nothing.
-    public func session(_ session: Session, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?, for request: NetworkRequest) {}
+    public func session(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?) {}
     /// Does nothing.
-    public func session(_ session: Session, didReceive response: NetworkResponse, for request: NetworkRequest) {}
+    public func session(_ session: Session, task: SessionTask, didReceive response: NetworkResponse) {}
     /// Does nothing.
-    public func session(_ session: Session, didFinishCollecting metrics: TaskMetrics, for request: NetworkRequest) {}
+    public func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {}
+    /// Does nothing.
+    public func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {}
+}
+
+/// Receives a data task's body as it arrives: the counterpart of `URLSessionDataDelegate`.
+///
+/// A data task made without a completion handler (``Session/dataTask(with:)``) hands its body
+/// to this delegate, piece by piece, and keeps none of it. The engine stops reading while more
+/// than 512 KiB wait on the delegate queue, so a slow delegate holds the server, not memory.
+public protocol SessionDataDelegate: SessionTaskDelegate {
+    /// Body bytes arrived (decoded when the session decodes content), in order.
+    func session(_ session: Session, dataTask: DataTask, didReceive data: Data)
+}
+
+extension SessionDataDelegate {
+    /// Does nothing.
+    public func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {}
+}
+
+/// Receives a download task's file: the counterpart of `URLSessionDownloadDelegate`.
+public protocol SessionDownloadDelegate: SessionTaskDelegate {
+    /// The body is complete in a temporary file at `location`. Move or open it before
+    /// returning: it is removed afterwards.
+    func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL)
+}
+
+/// Receives session-wide events: the counterpart of `URLSessionDelegate`.
+///
+/// A session delegate that also conforms to ``SessionTaskDelegate`` (or its data and download
+/// refinements) receives the events of every task that has no delegate of its own.
+public protocol SessionDelegate: AnyObject, Sendable {
+    /// The session was invalidated (``Session/invalidateAndCancel()`` or
+    /// ``Session/finishTasksAndInvalidate()``): no task runs any more, and the session lets go
+    /// of its delegate after this call. `error` is nil for an invalidation the caller asked for.
+    func session(_ session: Session, didBecomeInvalidWithError error: NetworkError?)
+}
+
+extension SessionDelegate {
+    /// Does nothing.
+    public func session(_ session: Session, didBecomeInvalidWithError error: NetworkError?) {}
 }

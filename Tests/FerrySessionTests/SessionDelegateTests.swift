@@ -19,7 +19,7 @@ struct SessionDelegateTests {
             let delegate = RecordingDelegate(queue: queue)
             let (_, response) = try await session.data(for: NetworkRequest(url: server.url("/get")), delegate: delegate)
             // Read right after the return: nothing may still be in flight on the queue.
-            #expect(delegate.names == ["head", "response", "metrics"])
+            #expect(delegate.names == ["head", "response", "metrics", "complete"])
             #expect(delegate.offQueueCalls == 0)
             for case .response(let seen) in delegate.events { #expect(seen == response) }
         }
@@ -32,7 +32,7 @@ struct SessionDelegateTests {
             defer { session.invalidateAndCancel() }
             let delegate = RecordingDelegate(queue: session.delegateQueue)
             _ = try await session.data(for: NetworkRequest(url: server.url("/get")), delegate: delegate)
-            #expect(delegate.names == ["head", "response", "metrics"])
+            #expect(delegate.names == ["head", "response", "metrics", "complete"])
             #expect(delegate.offQueueCalls == 0)
         }
     }
@@ -110,7 +110,7 @@ struct SessionDelegateTests {
             }
             #expect(sum == Int64(size))
             #expect(delegate.names.first == "head")
-            #expect(delegate.names.last == "metrics")
+            #expect(delegate.names.suffix(2) == ["metrics", "complete"])
             #expect(delegate.metrics?.transactionMetrics.first?.requestBodyBytesSent == Int64(size))
         }
     }
@@ -212,7 +212,7 @@ struct SessionDelegateTests {
             let delegate = RecordingDelegate(queue: queue)
             let error = await networkError { try await session.data(for: NetworkRequest(url: server.url("/delay/30")), delegate: delegate) }
             #expect(error?.code == .timedOut)
-            #expect(delegate.names == ["head", "metrics"])
+            #expect(delegate.names == ["head", "metrics", "complete"])
             #expect(delegate.metrics?.transactionMetrics.first?.responseStart == nil)
         }
     }
@@ -227,7 +227,7 @@ struct SessionDelegateTests {
             let (body, _) = try await session.bytes(for: NetworkRequest(url: server.url("/bytes/300000")), delegate: delegate)
             let data = try await body.collect()
             #expect(data.count == 300_000)
-            #expect(delegate.names == ["head", "response", "metrics"])
+            #expect(delegate.names == ["head", "response", "metrics", "complete"])
             #expect(delegate.metrics?.transactionMetrics.first?.responseBodyBytesReceived == 300_000)
         }
     }
@@ -242,7 +242,7 @@ struct SessionDelegateTests {
             defer { session.invalidateAndCancel() }
             let delegate = RecordingDelegate(queue: queue)
             _ = try await session.download(for: NetworkRequest(url: server.url("/bytes/4096")), to: destination, delegate: delegate)
-            #expect(delegate.names == ["head", "response", "metrics"])
+            #expect(delegate.names == ["head", "response", "metrics", "complete"])
             #expect(delegate.offQueueCalls == 0)
         }
     }

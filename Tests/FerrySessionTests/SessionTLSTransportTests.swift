@@ -175,7 +175,7 @@ private final class MetricsRecorder: SessionTaskDelegate, @unchecked Sendable {
     // Written on the delegate queue before the request's `await` returns, read after.
     private(set) var transaction: TransactionMetrics?
 
-    func session(_ session: Session, didFinishCollecting metrics: TaskMetrics, for request: NetworkRequest) {
+    func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
         transaction = metrics.transactionMetrics.last
     }
 }

@@ -77,15 +77,21 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
 // MARK: - Recording delegate
 
 /// Records every delegate call in order, with whether it ran on the expected queue.
-final class RecordingDelegate: SessionTaskDelegate {
+final class RecordingDelegate: SessionDataDelegate, SessionDownloadDelegate {
     enum Event: Sendable {
         case sentHead(HTTPRequest, ConnectionInfo)
         case sentBody(bytes: Int64, total: Int64, expected: Int64?)
         case response(NetworkResponse)
+        case data(Data)
+        /// A download's file, and its contents read while it still existed.
+        case downloaded(URL, Data?)
         case metrics(TaskMetrics)
+        case completed(NetworkError?)
     }
 
     private static let queueKey = DispatchSpecificKey<String>()
+    /// The key that tags delegate queues, for other recorders in the tests.
+    static var queueKeyForTests: DispatchSpecificKey<String> { queueKey }
     private let expectedQueueName: String
     private let state = Mutex<(events: [Event], offQueueCalls: Int)>(([], 0))
 
@@ -117,9 +123,25 @@ final class RecordingDelegate: SessionTaskDelegate {
             case .sentHead: return "head"
             case .sentBody: return "body"
             case .response: return "response"
+            case .data: return "data"
+            case .downloaded: return "downloaded"
             case .metrics: return "metrics"
+            case .completed: return "complete"
             }
         }
+    }
+
+    /// The body bytes the data delegate received, joined.
+    var receivedData: Data {
+        var data = Data()
+        for case .data(let piece) in events { data.append(piece) }
+        return data
+    }
+
+    /// The error the task completed with, once it completed (`.some(nil)` for success).
+    var completion: NetworkError?? {
+        for case .completed(let error) in events { return .some(error) }
+        return nil
     }
 
     private func record(_ event: Event) {
@@ -130,19 +152,31 @@ final class RecordingDelegate: SessionTaskDelegate {
         }
     }
 
-    func session(_ session: Session, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo, for request: NetworkRequest) {
+    func session(_ session: Session, task: SessionTask, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo) {
         record(.sentHead(head, connection))
     }
 
-    func session(_ session: Session, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?, for request: NetworkRequest) {
+    func session(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?) {
         record(.sentBody(bytes: bytesSent, total: totalBytesSent, expected: totalBytesExpectedToSend))
     }
 
-    func session(_ session: Session, didReceive response: NetworkResponse, for request: NetworkRequest) {
+    func session(_ session: Session, task: SessionTask, didReceive response: NetworkResponse) {
         record(.response(response))
     }
 
-    func session(_ session: Session, didFinishCollecting metrics: TaskMetrics, for request: NetworkRequest) {
+    func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        record(.data(data))
+    }
+
+    func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
+        record(.downloaded(location, FileManager.default.contents(atPath: location.path)))
+    }
+
+    func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
         record(.metrics(metrics))
+    }
+
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
+        record(.completed(error))
     }
 }

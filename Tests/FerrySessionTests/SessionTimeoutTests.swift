@@ -217,7 +217,7 @@ struct SessionTimeoutTests {
             }
             let laterError = try #require(later, "a request after invalidation must fail at once, not hang")
             #expect(laterError != nil)
-            #expect(laterError?.code == .cancelled)
+            #expect(laterError?.code == .sessionInvalidated)
             // Invalidating twice is harmless.
             session.invalidateAndCancel()
         }

@@ -1,0 +1,69 @@
+import FoundationEssentials
+
+// The async calls: each runs one task and awaits it (`SessionTask.outcome`), so they share
+// the task's cancellation, delegate order and delivery with every other front end.
+
+extension Session {
+    /// Loads a request and returns its whole body.
+    /// - Parameters:
+    ///   - request: What to load.
+    ///   - delegate: Receives this request's task events (head sent, upload progress, metrics).
+    /// - Returns: The body (decoded when ``SessionConfiguration/automaticallyDecodesContent``) and the response.
+    /// - Throws: ``NetworkError``: `.badURL`, `.unsupportedURL`, `.invalidRequest`, `.cannotFindHost`,
+    ///   `.cannotConnectToHost`, `.timedOut`, `.networkConnectionLost`, `.zeroByteResource`,
+    ///   `.cannotParseResponse`, `.cannotDecodeContentData`, `.dataLengthExceedsMaximum`,
+    ///   `.sessionInvalidated`, `.cancelled` (also when the awaiting Swift task is cancelled).
+    public func data(for request: NetworkRequest, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (Data, NetworkResponse) {
+        let task = DataTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .memory, kind: .data)
+        task.delegate = delegate
+        let result = try await task.outcome()
+        return (result.data, result.response)
+    }
+
+    /// Sends `body` and returns the whole response body.
+    /// - Parameters:
+    ///   - request: What to send; its own body is replaced by `body`.
+    ///   - body: The body: memory, a file (streamed), or an async stream.
+    ///   - delegate: Receives this request's task events;
+    ///     ``SessionTaskDelegate/session(_:task:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:)``
+    ///     reports upload progress.
+    /// - Throws: ``NetworkError`` as ``data(for:delegate:)``, plus `.cannotOpenFile` and `.requestBodyFailed`.
+    public func upload(for request: NetworkRequest, from body: RequestBody, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (Data, NetworkResponse) {
+        var request = request
+        request.body = body
+        let task = UploadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .memory, kind: .upload)
+        task.delegate = delegate
+        let result = try await task.outcome()
+        return (result.data, result.response)
+    }
+
+    /// Loads a request and returns as soon as the response head arrives; the body follows
+    /// as an async sequence with backpressure.
+    /// - Throws: ``NetworkError`` as ``data(for:delegate:)`` for failures before the head;
+    ///   later failures are thrown by the body's iterator.
+    public func bytes(for request: NetworkRequest, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (ResponseBody, NetworkResponse) {
+        let task = DataTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .delegate, kind: .data)
+        task.delegate = delegate
+        // Weak: the task holds the buffer (its output) until it completes.
+        let buffer = ResponseBodyBuffer(
+            onResume: { [weak task] in task?.outputDrained() },
+            onAbandon: { [weak task] in task?.cancel() })
+        task.engineSide.stream(into: buffer)
+        let result = try await task.outcome(atHead: true)
+        return (ResponseBody(buffer: buffer), result.response)
+    }
+
+    /// Loads a request and streams its body into a file (created or truncated), never holding
+    /// it in memory. A failed download removes the partial file.
+    /// - Parameters:
+    ///   - request: What to load.
+    ///   - destination: A file URL to write the body to.
+    ///   - delegate: Receives this request's task events.
+    /// - Throws: ``NetworkError`` as ``data(for:delegate:)``, plus `.cannotCreateFile` and `.cannotWriteToFile`.
+    public func download(for request: NetworkRequest, to destination: URL, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> NetworkResponse {
+        let task = DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request,
+                                sink: .file(destination: destination.path), kind: .download)
+        task.delegate = delegate
+        return try await task.outcome().response
+    }
+}

@@ -1,0 +1,166 @@
+import Dispatch
+import FerryEngine
+import FerryIO
+import FerryWire
+import FoundationEssentials
+import HTTPTypes
+
+// The task as the engine's delegate for its exchanges. Callbacks arrive on the exchange's loop
+// thread, in order; the caller's code never runs there: delegate methods go to the session's
+// delegate queue, and async calls are resumed through their continuations.
+
+extension SessionTask: ExchangeDelegate {
+    package func exchangeDidSendHead(_ head: RequestHead, connection: ConnectionFacts) {
+        guard let delegate = engineSide.delegate else { return }
+        let sent = HTTPRequest(method: head.method, scheme: nil, authority: nil, path: head.target, headerFields: head.fieldsAsSent)
+        let info = ConnectionInfo(
+            remoteAddress: connection.remoteAddress, remotePort: connection.remotePort, isReused: connection.isReused,
+            tlsProtocolVersion: connection.tls?.protocolVersion, tlsCipherSuite: connection.tls?.cipherSuite,
+            tlsApplicationProtocol: connection.tls?.applicationProtocol, isTLSSessionResumed: connection.tls?.isResumed ?? false)
+        session.delegateQueue.async { [self] in
+            delegate.session(session, task: self, didSendRequestHead: sent, over: info)
+        }
+    }
+
+    package func exchangeDidSendBody(bytes: Int64, total: Int64, expected: Int64?) {
+        let uploads = engineSide.kind == .upload
+        let sentSoFar = core.withLock { core -> Int64 in
+            core.counts.bytesSent += bytes
+            core.counts.bytesExpectedToSend = expected
+            core.publishProgress(uploads: uploads)
+            return core.counts.bytesSent
+        }
+        guard let delegate = engineSide.delegate else { return }
+        session.delegateQueue.async { [self] in
+            delegate.session(session, task: self, didSendBodyData: bytes, totalBytesSent: sentSoFar, totalBytesExpectedToSend: expected)
+        }
+    }
+
+    package func exchangeDidReceiveHead(_ head: ResponseHead) {
+        let response = NetworkResponse(
+            url: originalRequest.url, status: head.status, headerFields: head.headerFields,
+            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)")
+        let waiter = core.withLock { core -> CheckedContinuation<Result<TaskResult, NetworkError>, Never>? in
+            core.response = response
+            core.counts.bytesExpectedToReceive = response.expectedContentLength
+            guard case .waiter(let continuation, atHead: true) = core.completion else { return nil }
+            core.completion = .none
+            return continuation
+        }
+        if let delegate = engineSide.delegate {
+            session.delegateQueue.async { [self] in delegate.session(session, task: self, didReceive: response) }
+        }
+        waiter?.resume(returning: .success(TaskResult(response: response)))
+    }
+
+    package func exchangeDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDemand {
+        demand(after: engineSide.deliver(bytes, of: self), count: bytes.count)
+    }
+
+    package var prefersOwnedBodyChunks: Bool { engineSide.prefersOwnedBodyChunks }
+
+    package func exchangeDidReceiveBody(owned chunk: consuming [UInt8]) -> BodyDemand {
+        let count = chunk.count
+        return demand(after: engineSide.deliver(owned: chunk, of: self), count: count)
+    }
+
+    package func reusableBodyChunk(minimumCapacity: Int) -> [UInt8]? {
+        engineSide.reusableBodyChunk(minimumCapacity: minimumCapacity)
+    }
+
+    package func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics) {
+        let taskMetrics = recordMetrics(metrics)
+        guard let response = core.withLock({ $0.response }) else {
+            return exchangeDidFail(EngineError(.internalInconsistency("finished without a response head")), metrics: metrics)
+        }
+        exchangeEnded(engineSide.finishedResult(response: response, url: originalRequest.url), metrics: taskMetrics)
+    }
+
+    package func exchangeDidFail(_ error: EngineError, metrics: ExchangeMetrics) {
+        let taskMetrics = recordMetrics(metrics)
+        engineSide.discardPartialOutput()
+        let response = core.withLock { $0.response }
+        exchangeEnded(.failure(NetworkError(error, url: originalRequest.url).attaching(response: response)), metrics: taskMetrics)
+    }
+
+    // MARK: - Helpers
+
+    /// Counts delivered bytes and asks the state machine whether reading goes on.
+    private func demand(after delivery: Result<Bool, EngineError>, count: Int) -> BodyDemand {
+        let wantsMore: Bool
+        switch delivery {
+        case .success(let more): wantsMore = more
+        case .failure(let error): return .stop(error)
+        }
+        let uploads = engineSide.kind == .upload
+        let demand = core.withLock { core -> TaskStateMachine.Demand in
+            core.counts.bytesReceived += Int64(count)
+            core.publishProgress(uploads: uploads)
+            return core.machine.bodyDelivered(outputWantsMore: wantsMore)
+        }
+        switch demand {
+        case .more: return .more
+        case .pause: return .pause
+        }
+    }
+
+    /// Queues a call to the delegate that carries `byteCount` body bytes. Returns whether the
+    /// output (the delegate queue's backlog of body bytes) has room for more: above
+    /// ``ResponseBodyBuffer/highWaterMark`` unconsumed bytes the engine pauses, and it resumes
+    /// once the delegate has taken all but half of it, so a slow delegate bounds memory.
+    func queueForDelegate(byteCount: Int, _ call: @escaping @Sendable (Session) -> Void) -> Bool {
+        let queued = core.withLock { core -> Int in
+            core.bytesQueuedForDelegate += byteCount
+            return core.bytesQueuedForDelegate
+        }
+        session.delegateQueue.async { [self] in
+            call(session)
+            let action = core.withLock { core -> TaskStateMachine.Action in
+                core.bytesQueuedForDelegate -= byteCount
+                guard core.bytesQueuedForDelegate < ResponseBodyBuffer.highWaterMark / 2 else { return .none }
+                return core.machine.outputDrained()
+            }
+            run(action)
+        }
+        return queued < ResponseBodyBuffer.highWaterMark
+    }
+
+    /// The stream's consumer drained its buffer.
+    func outputDrained() {
+        run(core.withLock { $0.machine.outputDrained() })
+    }
+
+    /// Adds an exchange's metrics to the task's and returns the task's so far.
+    private func recordMetrics(_ metrics: ExchangeMetrics) -> TaskMetrics {
+        engineSide.transactions.append(TransactionMetrics(metrics, fetchStart: engineSide.fetchStart))
+        let duration = (metrics.end ?? .now()) - metrics.start
+        return TaskMetrics(transactionMetrics: engineSide.transactions, redirectCount: 0, taskDuration: duration)
+    }
+}
+
+extension TransactionMetrics {
+    /// The public metrics of one exchange.
+    init(_ metrics: ExchangeMetrics, fetchStart: Date) {
+        self.init(fetchStart: fetchStart)
+        let offset = { (deadline: Deadline?) in deadline.map { $0 - metrics.start } }
+        domainLookupEnd = offset(metrics.domainLookupEnd)
+        connectEnd = offset(metrics.connectEnd)
+        secureConnectionEnd = offset(metrics.secureConnectionEnd)
+        negotiatedTLSProtocolVersion = metrics.tls?.protocolVersion
+        negotiatedTLSCipherSuite = metrics.tls?.cipherSuite
+        isTLSSessionResumed = metrics.tls?.isResumed ?? false
+        serverCertificateVerifyResult = metrics.tls?.verifyResult
+        requestStart = offset(metrics.requestStart)
+        responseStart = offset(metrics.responseStart)
+        responseEnd = offset(metrics.end)
+        isReusedConnection = metrics.isReusedConnection
+        connectionsOpened = metrics.connectionsOpened
+        remoteAddress = metrics.remoteAddress
+        remotePort = metrics.remotePort
+        requestHeaderBytesSent = metrics.requestHeadBytes
+        requestBodyBytesSent = metrics.requestBodyBytes
+        responseHeaderBytesReceived = metrics.responseHeadBytes
+        responseBodyBytesReceived = metrics.responseBodyBytes
+        responseBodyBytesDecoded = metrics.responseBodyBytesDelivered
+    }
+}

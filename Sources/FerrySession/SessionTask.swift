@@ -1,0 +1,227 @@
+import Dispatch
+import FerryEngine
+import FoundationEssentials
+import Synchronization
+
+/// One request a ``Session`` runs: the counterpart of `URLSessionTask`.
+///
+/// A task is made suspended by one of the session's factory methods
+/// (``Session/dataTask(with:)``, ``Session/uploadTask(with:from:)``,
+/// ``Session/downloadTask(with:)``, …) and does nothing until ``resume()``. It then runs one
+/// or more exchanges on the session's engine and completes exactly once: its completion
+/// handler, or its delegate's ``SessionTaskDelegate/session(_:task:didCompleteWithError:)``,
+/// says how. The async calls (``Session/data(for:delegate:)`` and the others) run a task too;
+/// cancelling the awaiting Swift task cancels it.
+///
+/// Every property and method may be used from any thread.
+public class SessionTask: @unchecked Sendable {
+    /// Where a task is in its life: URLSessionTask's four states.
+    public enum State: Int, Sendable {
+        /// Running (the first ``SessionTask/resume()`` was called, and every `suspend()` since
+        /// was balanced by a `resume()`).
+        case running = 0
+        /// Made but not resumed yet, or suspended: no body bytes are read while suspended.
+        case suspended = 1
+        /// ``SessionTask/cancel()`` was called; the task completes soon with
+        /// ``NetworkError/Code/cancelled``.
+        case canceling = 2
+        /// The task completed; ``SessionTask/response`` and ``SessionTask/error`` are final.
+        case completed = 3
+    }
+
+    /// A number that identifies the task among its session's tasks.
+    public let taskIdentifier: Int
+    /// The request the task was made with.
+    public let originalRequest: NetworkRequest
+    /// The session that runs the task.
+    public let session: Session
+
+    let core: Mutex<TaskCore>
+    /// Engine-side state: touched by the exchange's callbacks on its loop thread (one at a
+    /// time, in order), and before the first exchange by the thread that resumes the task.
+    let engineSide: TaskEngineSide
+
+    init(session: Session, identifier: Int, request: NetworkRequest, sink: TaskEngineSide.Sink, kind: TaskKind) {
+        self.session = session
+        taskIdentifier = identifier
+        originalRequest = request
+        core = Mutex(TaskCore(request: request))
+        engineSide = TaskEngineSide(sink: sink, kind: kind)
+    }
+
+    // MARK: - State
+
+    /// Where the task is in its life.
+    public var state: State { core.withLock { $0.machine.publicState } }
+    /// The request the task is running now: ``originalRequest`` until a redirect replaces it.
+    public var currentRequest: NetworkRequest { core.withLock { $0.currentRequest } }
+    /// The response head, once it arrived.
+    public var response: NetworkResponse? { core.withLock { $0.response } }
+    /// Why the task failed, once it completed with an error; nil while it runs or after success.
+    public var error: NetworkError? { core.withLock { $0.error } }
+
+    /// A description of the task for the caller's own use (URLSession's `taskDescription`).
+    public var taskDescription: String? {
+        get { core.withLock { $0.taskDescription } }
+        set { core.withLock { $0.taskDescription = newValue } }
+    }
+
+    /// How urgent the task is, from 0 (lowest) to 1 (highest); 0.5 by default. Values outside
+    /// the range are clamped.
+    public var priority: Float {
+        get { core.withLock { $0.priority } }
+        set { core.withLock { $0.priority = min(1, max(0, newValue)) } }
+    }
+
+    /// The task's own delegate: it receives this task's events instead of the session's
+    /// delegate. Set it before ``resume()``; the task lets go of it once it completed.
+    public var delegate: (any SessionTaskDelegate)? {
+        get { core.withLock { $0.delegate } }
+        set { core.withLock { $0.delegate = newValue } }
+    }
+
+    // MARK: - Counts and progress
+
+    /// Body bytes written to connections so far (every attempt counted).
+    public var countOfBytesSent: Int64 { core.withLock { $0.counts.bytesSent } }
+    /// The request body's length, when known.
+    public var countOfBytesExpectedToSend: Int64? { core.withLock { $0.counts.bytesExpectedToSend } }
+    /// Response body bytes received so far (after content decoding).
+    public var countOfBytesReceived: Int64 { core.withLock { $0.counts.bytesReceived } }
+    /// The response body's announced length, when known (never for a content-encoded body).
+    public var countOfBytesExpectedToReceive: Int64? { core.withLock { $0.counts.bytesExpectedToReceive } }
+
+    /// How far the task has come: body bytes received against those expected (for an upload
+    /// task, body bytes sent against the body's length).
+    public var progress: TaskProgress { core.withLock { $0.progress(uploads: engineSide.kind == .upload) } }
+
+    /// The task's progress as it changes, starting with its current value and ending when the
+    /// task completes. Each call makes a new sequence; a slow reader sees the newest values (at
+    /// most 8 wait for it).
+    public var progressUpdates: AsyncStream<TaskProgress> {
+        let (stream, continuation) = AsyncStream.makeStream(of: TaskProgress.self, bufferingPolicy: .bufferingNewest(8))
+        let uploads = engineSide.kind == .upload
+        let finished = core.withLock { core -> Bool in
+            continuation.yield(core.progress(uploads: uploads))
+            guard core.machine.publicState != .completed else { return true }
+            core.progressObservers.append(continuation)
+            return false
+        }
+        if finished { continuation.finish() }
+        return stream
+    }
+
+    // MARK: - Control
+
+    /// Starts the task, or continues it after ``suspend()``. A surplus call does nothing.
+    public func resume() {
+        let action = core.withLock { $0.machine.resume() }
+        run(action)
+    }
+
+    /// Suspends the task: no more body bytes are read until ``resume()`` (the socket's
+    /// backpressure holds the server; nothing is lost). Calls are counted: each needs its
+    /// `resume()`. A task that has not started yet simply waits longer.
+    public func suspend() {
+        let action = core.withLock { $0.machine.suspend() }
+        run(action)
+    }
+
+    /// Cancels the task. It completes with ``NetworkError/Code/cancelled`` (at once if it never
+    /// started); a task that already completed is not changed.
+    public func cancel() {
+        let action = core.withLock { $0.machine.cancel() }
+        run(action)
+    }
+
+    /// Runs what the state machine decided, outside the lock.
+    func run(_ action: TaskStateMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .startExchange:
+            startFirstExchange()
+        case .resumeReading:
+            core.withLock { $0.handle }?.resumeReading()
+        case .cancelExchange:
+            core.withLock { $0.handle }?.cancel()
+        case .completeCancelled:
+            complete(.failure(NetworkError(.cancelled, reason: "The task was cancelled", failingURL: originalRequest.url)),
+                     metrics: nil)
+        case .complete:
+            // Reached only through `exchangeEnded`, whose caller completes the task itself.
+            break
+        }
+    }
+
+    /// The first resume: register with the session, open what the task writes to, start.
+    private func startFirstExchange() {
+        let own = core.withLock { $0.delegate }
+        engineSide.start(delegate: own)
+        do throws(NetworkError) {
+            let sessionWide = try session.register(self)
+            if own == nil, let sessionWide { engineSide.start(delegate: sessionWide) }
+            try engineSide.prepareSink(for: originalRequest)
+            let (exchange, engine) = try session.prepare(originalRequest)
+            core.withLock { $0.counts.bytesExpectedToSend = originalRequest.body?.knownLength }
+            let handle = engine.execute(exchange, delegate: self)
+            let cancelNow = core.withLock { core -> Bool in
+                core.handle = handle
+                return core.machine.publicState == .canceling
+            }
+            // `cancel()` ran while the exchange was being handed to the engine.
+            if cancelNow { handle.cancel() }
+        } catch {
+            exchangeEnded(.failure(error), metrics: nil)
+        }
+    }
+
+    /// The running exchange ended with `outcome`: completes the task unless it already did.
+    func exchangeEnded(_ outcome: Result<TaskResult, NetworkError>, metrics: TaskMetrics?) {
+        guard core.withLock({ $0.machine.exchangeEnded() }) == .complete else { return }
+        complete(outcome, metrics: metrics)
+    }
+
+    /// Ends the task exactly once: records the outcome, tells the delegate (metrics, then
+    /// completion) and then the front end, and lets go of everything the caller gave it.
+    private func complete(_ outcome: Result<TaskResult, NetworkError>, metrics: TaskMetrics?) {
+        let ending = core.withLock { $0.finish(outcome) }
+        guard let ending else { return }
+        session.unregister(self)
+        engineSide.deliverCompletion(of: self, outcome: outcome, metrics: metrics, ending: ending)
+    }
+}
+
+/// What kind of task runs: it decides what the progress counts and what the sink holds.
+enum TaskKind: Sendable {
+    case data, upload, download
+}
+
+/// The outcome a front end receives.
+struct TaskResult: Sendable {
+    var response: NetworkResponse
+    /// The body, for tasks that collect it.
+    var data: Data = Data()
+    /// The downloaded file, for download tasks.
+    var location: URL?
+}
+
+/// Who waits for a task's outcome.
+enum TaskCompletion: Sendable {
+    /// Nobody but the delegate.
+    case none
+    /// An async call; `atHead` resumes it when the response head arrives (``Session/bytes(for:delegate:)``).
+    case waiter(CheckedContinuation<Result<TaskResult, NetworkError>, Never>, atHead: Bool)
+    /// A completion handler, run on the delegate queue.
+    case handler(@Sendable (Result<TaskResult, NetworkError>) -> Void)
+}
+
+extension SessionTask {
+    /// Whether the engine was told to stop reading and has not been resumed (for tests).
+    var isReadingPausedForTests: Bool {
+        core.withLock { core in
+            guard case .running(let running) = core.machine.state else { return false }
+            return running.readingPaused
+        }
+    }
+}

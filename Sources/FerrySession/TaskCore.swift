@@ -1,0 +1,106 @@
+import FerryEngine
+import FoundationEssentials
+
+/// What a ``SessionTask`` shares between the caller's threads and the engine's loop thread,
+/// always under the task's lock: the state machine, the facts the public properties report,
+/// and who waits for the outcome.
+struct TaskCore {
+    var machine = TaskStateMachine()
+    /// Controls the running exchange; set once the engine accepted it.
+    var handle: ExchangeHandle?
+    var currentRequest: NetworkRequest
+    var response: NetworkResponse?
+    var error: NetworkError?
+    var taskDescription: String?
+    var priority: Float = 0.5
+    var delegate: (any SessionTaskDelegate)?
+    var counts = TaskCounts()
+    var completion = TaskCompletion.none
+    var progressObservers: [AsyncStream<TaskProgress>.Continuation] = []
+    /// Body bytes handed to the delegate queue and not yet delivered there (a data delegate's
+    /// `didReceive data`): the output's fill level when the delegate is the output.
+    var bytesQueuedForDelegate = 0
+    /// The outcome was delivered (or is being delivered): nothing more happens.
+    private(set) var isFinished = false
+
+    init(request: NetworkRequest) {
+        currentRequest = request
+    }
+
+    /// What must happen once the lock is released, when the task ends.
+    struct Ending {
+        var completion: TaskCompletion
+        var observers: [AsyncStream<TaskProgress>.Continuation]
+    }
+
+    /// Records the outcome and hands out who must hear of it; nil when the task already ended.
+    mutating func finish(_ outcome: Result<TaskResult, NetworkError>) -> Ending? {
+        guard !isFinished else { return nil }
+        isFinished = true
+        switch outcome {
+        case .success(let result):
+            response = result.response
+        case .failure(let failure):
+            error = failure
+            if let failed = failure.response, response == nil { response = failed }
+        }
+        handle = nil
+        // The caller's objects are let go of: a finished task keeps no delegate alive.
+        delegate = nil
+        let ending = Ending(completion: completion, observers: progressObservers)
+        completion = .none
+        progressObservers = []
+        return ending
+    }
+
+    /// The progress value for the current counts.
+    func progress(uploads: Bool) -> TaskProgress {
+        if uploads {
+            return TaskProgress(completedUnitCount: counts.bytesSent, totalUnitCount: counts.bytesExpectedToSend,
+                                isFinished: isFinished)
+        }
+        return TaskProgress(completedUnitCount: counts.bytesReceived, totalUnitCount: counts.bytesExpectedToReceive,
+                            isFinished: isFinished)
+    }
+
+    /// Tells progress observers, if any (none: no work).
+    func publishProgress(uploads: Bool) {
+        guard !progressObservers.isEmpty else { return }
+        let value = progress(uploads: uploads)
+        for observer in progressObservers { observer.yield(value) }
+    }
+}
+
+/// Bytes moved by a task, as its public `countOf…` properties report them.
+struct TaskCounts: Sendable {
+    var bytesSent: Int64 = 0
+    var bytesExpectedToSend: Int64?
+    var bytesReceived: Int64 = 0
+    var bytesExpectedToReceive: Int64?
+}
+
+/// How far a task has come: a Sendable value (the library does not link the full Foundation,
+/// where `Foundation.Progress` lives).
+public struct TaskProgress: Sendable, Equatable {
+    /// Bytes done: received, or sent for an upload task.
+    public var completedUnitCount: Int64
+    /// Bytes expected, when known.
+    public var totalUnitCount: Int64?
+    /// The task completed (successfully or not).
+    public var isFinished: Bool
+
+    /// Creates a progress value.
+    public init(completedUnitCount: Int64, totalUnitCount: Int64?, isFinished: Bool = false) {
+        self.completedUnitCount = completedUnitCount
+        self.totalUnitCount = totalUnitCount
+        self.isFinished = isFinished
+    }
+
+    /// The fraction done, from 0 to 1; nil while the total is unknown (1 once finished).
+    public var fractionCompleted: Double? {
+        if isFinished { return 1 }
+        guard let totalUnitCount else { return nil }
+        guard totalUnitCount > 0 else { return 0 }
+        return min(1, Double(completedUnitCount) / Double(totalUnitCount))
+    }
+}

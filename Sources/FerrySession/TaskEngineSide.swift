@@ -1,0 +1,213 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import FerryEngine
+import FerryIO
+import FoundationEssentials
+
+/// The side of a ``SessionTask`` the engine drives: where the body goes (the task's output),
+/// the delegate chosen when it started, and the metrics of its exchanges.
+///
+/// Confined: written by the thread that resumes the task before its first exchange starts,
+/// then only by the exchange's callbacks on its loop thread, one at a time.
+final class TaskEngineSide: @unchecked Sendable {
+    /// Where response body bytes go.
+    enum Sink {
+        /// Collected in memory for a completion handler or an async call.
+        case memory
+        /// Handed to a ``ResponseBody`` consumer, with backpressure.
+        case stream(ResponseBodyBuffer)
+        /// Written to a file: `destination`, or a temporary file when nil (removed once the
+        /// delegate or completion handler returned, as URLSession's).
+        case file(destination: String?)
+        /// Given to the data delegate as it arrives, or dropped when there is none
+        /// (URLSession's data task without a completion handler).
+        case delegate
+    }
+
+    let kind: TaskKind
+    private(set) var sink: Sink
+    private(set) var collected = Data()
+    private(set) var file: DownloadFile?
+    /// The task's delegate, else the session's task delegate; fixed when the task starts.
+    private(set) var delegate: (any SessionTaskDelegate)?
+    /// When the task started (wall clock), for metrics.
+    private(set) var fetchStart = Date()
+    /// One entry per finished exchange.
+    var transactions: [TransactionMetrics] = []
+
+    init(sink: Sink, kind: TaskKind) {
+        self.sink = sink
+        self.kind = kind
+    }
+
+    /// The body goes to a ``ResponseBody`` consumer (before the task starts).
+    func stream(into buffer: ResponseBodyBuffer) {
+        sink = .stream(buffer)
+    }
+
+    /// The task starts: the delegate is fixed from here on.
+    func start(delegate: (any SessionTaskDelegate)?) {
+        self.delegate = delegate
+        fetchStart = Date()
+    }
+
+    /// Opens what the task writes to before any byte is requested.
+    /// - Throws: ``NetworkError/Code/cannotCreateFile`` when a download's file cannot be made.
+    func prepareSink(for request: NetworkRequest) throws(NetworkError) {
+        guard case .file(let destination) = sink else { return }
+        do throws(SystemError) {
+            if let destination {
+                file = try DownloadFile.create(path: destination)
+            } else {
+                file = try DownloadFile.createTemporary()
+            }
+        } catch {
+            let path = destination ?? DownloadFile.temporaryDirectory
+            throw NetworkError(.cannotCreateFile, reason: "cannot create \(path): \(error.errnoText)",
+                               failingURL: request.url, underlyingError: error)
+        }
+    }
+
+    // MARK: - Body
+
+    /// Hands body bytes to the output. Returns whether the output wants more, or the error
+    /// that stops the exchange (a file that cannot be written).
+    func deliver(_ bytes: UnsafeRawBufferPointer, of task: SessionTask) -> Result<Bool, EngineError> {
+        switch sink {
+        case .memory:
+            collected.append(contentsOf: bytes)
+            return .success(true)
+        case .stream(let buffer):
+            return .success(buffer.append(Array(bytes)))
+        case .file:
+            guard let file else { return .success(true) }
+            do throws(SystemError) {
+                try file.write(bytes)
+                return .success(true)
+            } catch {
+                return .failure(EngineError(.fileWriteFailed(path: file.path, error)))
+            }
+        case .delegate:
+            guard let dataDelegate = delegate as? any SessionDataDelegate, let dataTask = task as? DataTask else {
+                return .success(true)
+            }
+            let data = Data(bytes)
+            return .success(task.queueForDelegate(byteCount: data.count) { session in
+                dataDelegate.session(session, dataTask: dataTask, didReceive: data)
+            })
+        }
+    }
+
+    /// A stream hands arrays to its consumer, so the engine may read body bytes into one.
+    var prefersOwnedBodyChunks: Bool {
+        if case .stream = sink { return true }
+        return false
+    }
+
+    /// Hands an array the engine read body bytes into to a stream's consumer.
+    func deliver(owned chunk: consuming [UInt8], of task: SessionTask) -> Result<Bool, EngineError> {
+        guard case .stream(let buffer) = sink else { return chunk.withUnsafeBytes { deliver($0, of: task) } }
+        return .success(buffer.append(consume chunk))
+    }
+
+    /// An emptied array of a stream's consumer, for the next owned chunk.
+    func reusableBodyChunk(minimumCapacity: Int) -> [UInt8]? {
+        guard case .stream(let buffer) = sink else { return nil }
+        return buffer.takeSpareChunk(minimumCapacity: minimumCapacity)
+    }
+
+    // MARK: - End
+
+    /// What the output holds once the exchange completed.
+    func finishedResult(response: NetworkResponse, url: URL?) -> Result<TaskResult, NetworkError> {
+        guard case .file = sink, let file else { return .success(TaskResult(response: response, data: collected)) }
+        do throws(SystemError) {
+            try file.close()
+            return .success(TaskResult(response: response, location: URL(fileURLWithPath: file.path)))
+        } catch {
+            file.discard()
+            return .failure(NetworkError(EngineError(.fileWriteFailed(path: file.path, error)), url: url))
+        }
+    }
+
+    /// The exchange failed: a partial download is removed (URLSession's rule; resumable
+    /// downloads will keep it on purpose).
+    func discardPartialOutput() {
+        file?.discard()
+        file = nil
+        collected = Data()
+    }
+
+    /// Tells everyone who waits how the task ended, in URLSession's order: metrics, the
+    /// downloaded file, completion to the delegate; then the completion handler or the awaiting
+    /// call; then a temporary file is removed.
+    func deliverCompletion(of task: SessionTask, outcome: Result<TaskResult, NetworkError>, metrics: TaskMetrics?,
+                           ending: TaskCore.Ending) {
+        let finalProgress = task.progress
+        for observer in ending.observers {
+            observer.yield(finalProgress)
+            observer.finish()
+        }
+        let temporaryFile: String?
+        if case .file(destination: nil) = sink, case .success(let result) = outcome { temporaryFile = result.location?.path } else { temporaryFile = nil }
+        let frontEnd = FrontEnd(completion: ending.completion, sink: sink, outcome: outcome)
+        let session = task.session
+        guard let delegate else {
+            switch ending.completion {
+            case .handler:
+                session.delegateQueue.async {
+                    frontEnd.run()
+                    if let temporaryFile { unlink(temporaryFile) }
+                }
+            case .waiter, .none:
+                frontEnd.run()
+                if let temporaryFile { unlink(temporaryFile) }
+            }
+            return
+        }
+        let error = outcome.failureValue
+        session.delegateQueue.async {
+            if let metrics { delegate.session(session, task: task, didFinishCollecting: metrics) }
+            // Only a temporary file is handed over: a download to a destination the caller chose
+            // (`download(for:to:)`) is already where it belongs.
+            if let temporaryFile, let downloadDelegate = delegate as? any SessionDownloadDelegate,
+               let downloadTask = task as? DownloadTask {
+                downloadDelegate.session(session, downloadTask: downloadTask,
+                                         didFinishDownloadingTo: URL(fileURLWithPath: temporaryFile))
+            }
+            delegate.session(session, task: task, didCompleteWithError: error)
+            frontEnd.run()
+            if let temporaryFile { unlink(temporaryFile) }
+        }
+        self.delegate = nil
+    }
+}
+
+/// The front end's share of a task's end: the completion handler or awaiting call, and the
+/// end of a streamed body.
+private struct FrontEnd: @unchecked Sendable {
+    let completion: TaskCompletion
+    let sink: TaskEngineSide.Sink
+    let outcome: Result<TaskResult, NetworkError>
+
+    func run() {
+        switch completion {
+        case .none: break
+        case .waiter(let continuation, _): continuation.resume(returning: outcome)
+        case .handler(let handler): handler(outcome)
+        }
+        // A streamed body ends with the task (its head was handed over already, or the failure
+        // above told the waiter).
+        if case .stream(let buffer) = sink { buffer.finish(outcome.failureValue) }
+    }
+}
+
+extension Result {
+    /// The failure, if this is one.
+    var failureValue: Failure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
+    }
+}

@@ -1,0 +1,75 @@
+/// A session's running tasks and its invalidation, kept under the session's lock.
+///
+/// A task is registered when it first resumes and unregistered when it completes, so the
+/// session keeps running tasks alive (and they keep it alive) while a dropped, never-resumed
+/// task costs nothing.
+struct TaskRegistry {
+    private(set) var delegate: (any SessionDelegate)?
+    /// The session delegate as a task delegate, for tasks without their own.
+    private var sessionWideTaskDelegate: (any SessionTaskDelegate)?
+    private(set) var running: [Int: SessionTask] = [:]
+    private var lastIdentifier = 0
+    private var phase = Phase.valid
+
+    private enum Phase {
+        case valid
+        /// `finishTasksAndInvalidate()`: no new task; the last running one ends the session.
+        case finishing
+        case invalidated
+    }
+
+    /// The delegate to tell of the invalidation, once (nil inside: there is none).
+    struct Invalidated {
+        var delegate: (any SessionDelegate)?
+    }
+
+    init(delegate: (any SessionDelegate)?) {
+        self.delegate = delegate
+        sessionWideTaskDelegate = delegate as? any SessionTaskDelegate
+    }
+
+    mutating func nextIdentifier() -> Int {
+        lastIdentifier += 1
+        return lastIdentifier
+    }
+
+    /// Registers a starting task. Returns the session-wide task delegate (wrapped: it may be
+    /// nil), or nil when the session no longer takes tasks.
+    mutating func register(_ task: SessionTask) -> (any SessionTaskDelegate)?? {
+        guard case .valid = phase else { return nil }
+        running[task.taskIdentifier] = task
+        return .some(sessionWideTaskDelegate)
+    }
+
+    /// Forgets a completed task. Returns the invalidation to finish when it was the last task
+    /// of a finishing session.
+    mutating func unregister(_ task: SessionTask) -> Invalidated? {
+        guard running.removeValue(forKey: task.taskIdentifier) != nil else { return nil }
+        guard case .finishing = phase, running.isEmpty else { return nil }
+        return takeInvalidation()
+    }
+
+    /// Stops taking tasks. Returns the running tasks (to cancel) and, when the session can be
+    /// shut down now, the invalidation to finish; nil when it was invalidated already or, when
+    /// not `cancelling`, tasks still run.
+    mutating func invalidate(cancelling: Bool) -> ([SessionTask], Invalidated?) {
+        switch phase {
+        case .invalidated:
+            return ([], nil)
+        case .valid, .finishing:
+            guard cancelling || running.isEmpty else {
+                phase = .finishing
+                return ([], nil)
+            }
+            return (Array(running.values), takeInvalidation())
+        }
+    }
+
+    private mutating func takeInvalidation() -> Invalidated {
+        phase = .invalidated
+        let invalidated = Invalidated(delegate: delegate)
+        delegate = nil
+        sessionWideTaskDelegate = nil
+        return invalidated
+    }
+}

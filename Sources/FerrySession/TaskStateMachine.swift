@@ -1,0 +1,165 @@
+/// The life of one ``SessionTask`` as a pure value: what the caller asked (resume, suspend,
+/// cancel), what the engine reported (body arrived, exchange ended) and what the output said
+/// (full, drained) go in as events; what the task must do comes out as an action. No I/O, no
+/// clocks, no locks: ``SessionTask`` holds it under its lock and runs the actions outside it.
+///
+/// Suspension is counted, as URLSession's (swift-corelibs-foundation keeps a suspend count
+/// that starts at 1): a task is created suspended, every `suspend()` needs a `resume()`, and a
+/// surplus `resume()` is ignored. A suspended running task stops reading: the next body bytes
+/// the engine delivers are answered with a pause, so the socket's backpressure holds the peer;
+/// reading resumes when neither the caller (suspended) nor the output (full) holds it.
+struct TaskStateMachine: Sendable {
+    /// A task whose exchange is in flight.
+    struct Running: Equatable, Sendable {
+        /// How many exchanges this task has started (1 for the first; redirects and
+        /// authentication retries start more).
+        var exchanges: Int
+        /// `suspend()` calls not yet balanced by `resume()`.
+        var suspendCount = 0
+        /// The engine was told to pause reading and has not been resumed.
+        var readingPaused = false
+        /// The output asked for the pause and has not drained since.
+        var outputFull = false
+    }
+
+    enum State: Equatable, Sendable {
+        /// Made, never resumed (URLSession's "suspended" before the first `resume()`).
+        case created(suspendCount: Int)
+        /// An exchange runs (possibly suspended).
+        case running(Running)
+        /// `cancel()` was called; the running exchange is being stopped.
+        case canceling
+        /// The outcome is decided; nothing more happens.
+        case completed
+    }
+
+    enum Action: Equatable, Sendable {
+        /// Nothing to do.
+        case none
+        /// Start the task's first exchange.
+        case startExchange
+        /// Tell the engine to read again.
+        case resumeReading
+        /// Stop the running exchange; it will report its end as cancelled.
+        case cancelExchange
+        /// The task never ran: complete it now as cancelled.
+        case completeCancelled
+        /// The exchange ended: deliver the task's outcome.
+        case complete
+    }
+
+    /// What the engine should do after body bytes were handed to the output.
+    enum Demand: Equatable, Sendable {
+        /// Keep reading.
+        case more
+        /// Stop reading until ``Action/resumeReading``.
+        case pause
+    }
+
+    private(set) var state = State.created(suspendCount: 1)
+
+    /// The state as ``SessionTask/state`` reports it.
+    var publicState: SessionTask.State {
+        switch state {
+        case .created: return .suspended
+        case .running(let running): return running.suspendCount > 0 ? .suspended : .running
+        case .canceling: return .canceling
+        case .completed: return .completed
+        }
+    }
+
+    /// The caller resumed the task.
+    mutating func resume() -> Action {
+        switch state {
+        case .created(let count):
+            guard count <= 1 else {
+                state = .created(suspendCount: count - 1)
+                return .none
+            }
+            state = .running(Running(exchanges: 1))
+            return .startExchange
+        case .running(var running):
+            guard running.suspendCount > 0 else { return .none }
+            running.suspendCount -= 1
+            let action = Self.resumeIfFree(&running)
+            state = .running(running)
+            return action
+        case .canceling, .completed:
+            return .none
+        }
+    }
+
+    /// The caller suspended the task. Reading stops at the next body bytes.
+    mutating func suspend() -> Action {
+        switch state {
+        case .created(let count):
+            state = .created(suspendCount: count + 1)
+        case .running(var running):
+            running.suspendCount += 1
+            state = .running(running)
+        case .canceling, .completed:
+            break
+        }
+        return .none
+    }
+
+    /// The caller cancelled the task.
+    mutating func cancel() -> Action {
+        switch state {
+        case .created:
+            state = .completed
+            return .completeCancelled
+        case .running:
+            state = .canceling
+            return .cancelExchange
+        case .canceling, .completed:
+            return .none
+        }
+    }
+
+    /// Body bytes were handed to the output, which says whether it wants more.
+    mutating func bodyDelivered(outputWantsMore: Bool) -> Demand {
+        switch state {
+        case .running(var running):
+            if !outputWantsMore { running.outputFull = true }
+            guard running.outputFull || running.suspendCount > 0 else { return .more }
+            running.readingPaused = true
+            state = .running(running)
+            return .pause
+        case .created, .canceling, .completed:
+            // Bytes after a cancel: the exchange is being stopped, whatever is answered.
+            return .more
+        }
+    }
+
+    /// The output, full before, has room again.
+    mutating func outputDrained() -> Action {
+        switch state {
+        case .running(var running):
+            running.outputFull = false
+            let action = Self.resumeIfFree(&running)
+            state = .running(running)
+            return action
+        case .created, .canceling, .completed:
+            return .none
+        }
+    }
+
+    /// The running exchange ended, successfully or not (a cancelled one reports its end too).
+    mutating func exchangeEnded() -> Action {
+        switch state {
+        case .running, .canceling:
+            state = .completed
+            return .complete
+        case .created, .completed:
+            // An exchange cannot end before it started, nor twice (the engine reports one end).
+            return .none
+        }
+    }
+
+    private static func resumeIfFree(_ running: inout Running) -> Action {
+        guard running.readingPaused, running.suspendCount == 0, !running.outputFull else { return .none }
+        running.readingPaused = false
+        return .resumeReading
+    }
+}

@@ -159,7 +159,8 @@ final class Exchange {
     }
 
     /// The final response head arrived. Throws when the body cannot be accepted.
-    func receivedHead(_ head: ResponseHead, headBytes: Int) throws(EngineError) {
+    /// - Returns: The delegate's demand: `.pause` holds the body until it resumes reading.
+    func receivedHead(_ head: ResponseHead, headBytes: Int) throws(EngineError) -> BodyDemand {
         phase = .receivingBody
         metrics.responseHeadBytes = Int64(headBytes)
         responseHead = head
@@ -171,11 +172,13 @@ final class Exchange {
             }
         }
         // The head is reported first: a caller refusing the body still learns the status.
-        delegate?.exchangeDidReceiveHead(head)
+        let demand = delegate?.exchangeDidReceiveHead(head) ?? .more
+        if case .stop(let error) = demand { throw error }
         // Refuse an announced body over the limit before reading it (curl's --max-filesize).
         if decoder == nil, let limit = request.maximumBodySize, case .contentLength(let length) = head.framing, length > limit {
             throw EngineError(.bodyTooLarge(limit: limit))
         }
+        return demand
     }
 
     /// Encoded bytes handed to the decoder between two looks at the consumer's demand. A pause

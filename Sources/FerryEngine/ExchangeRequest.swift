@@ -101,8 +101,10 @@ package protocol ExchangeDelegate: AnyObject {
     func exchangeDidSendHead(_ head: RequestHead, connection: ConnectionFacts)
     /// Body bytes were written.
     func exchangeDidSendBody(bytes: Int64, total: Int64, expected: Int64?)
-    /// The response head arrived (1xx interim responses are not reported).
-    func exchangeDidReceiveHead(_ head: ResponseHead)
+    /// The response head arrived (1xx interim responses are not reported). Answering
+    /// ``BodyDemand/pause`` reads no body byte until ``ExchangeHandle/resumeReading()`` (a
+    /// caller deciding what to do with the response); ``BodyDemand/stop(_:)`` fails the exchange.
+    func exchangeDidReceiveHead(_ head: ResponseHead) -> BodyDemand
     /// Body bytes arrived (decoded when content decoding is on). The buffer is valid only
     /// during the call.
     func exchangeDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDemand

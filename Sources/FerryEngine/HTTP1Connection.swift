@@ -280,12 +280,20 @@ final class HTTP1Connection: IOHandler {
             case .needMoreData:
                 return
             case .head(let head):
+                let demand: BodyDemand
                 do throws(EngineError) {
-                    try exchange.receivedHead(head, headBytes: parser.bytesConsumedInResponse)
+                    demand = try exchange.receivedHead(head, headBytes: parser.bytesConsumedInResponse)
                 } catch {
                     return run(machine.exchangeFailed(error))
                 }
                 run(machine.responseHeadReceived(keepAlive: head.keepAlive))
+                if case .pause = demand, !isClosed, self.exchange === exchange {
+                    // The consumer decides about the response before any body byte: the rest of
+                    // this read waits (kept even when empty: the parser may owe the message's end).
+                    pauseReading()
+                    pending = (range.lowerBound + index)..<range.upperBound
+                    return
+                }
             case .body(let bodyRange):
                 let absolute = (range.lowerBound + bodyRange.lowerBound)..<(range.lowerBound + bodyRange.upperBound)
                 guard deliverBody(absolute, of: exchange) else {

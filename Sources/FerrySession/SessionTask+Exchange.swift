@@ -36,21 +36,38 @@ extension SessionTask: ExchangeDelegate {
         }
     }
 
-    package func exchangeDidReceiveHead(_ head: ResponseHead) {
+    package func exchangeDidReceiveHead(_ head: ResponseHead) -> BodyDemand {
         let response = NetworkResponse(
             url: originalRequest.url, status: head.status, headerFields: head.headerFields,
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)")
-        let waiter = core.withLock { core -> CheckedContinuation<Result<TaskResult, NetworkError>, Never>? in
+        let decider = engineSide.responseDecider(for: self)
+        typealias Waiter = CheckedContinuation<Result<TaskResult, NetworkError>, Never>
+        let (waiter, demand) = core.withLock { core -> (Waiter?, TaskStateMachine.Demand) in
             core.response = response
             core.counts.bytesExpectedToReceive = response.expectedContentLength
-            guard case .waiter(let continuation, atHead: true) = core.completion else { return nil }
+            let demand = core.machine.headReceived(needsDecision: decider != nil)
+            guard case .waiter(let continuation, atHead: true) = core.completion else { return (nil, demand) }
             core.completion = .none
-            return continuation
+            return (continuation, demand)
         }
         if let delegate = engineSide.delegate {
             session.delegateQueue.async { [self] in delegate.session(session, task: self, didReceive: response) }
         }
+        if let (dataDelegate, dataTask) = decider {
+            session.delegateQueue.async { [self] in
+                dataDelegate.session(session, dataTask: dataTask, didReceive: response) { [self] disposition in
+                    switch disposition {
+                    case .allow: run(core.withLock { $0.machine.responseAllowed() })
+                    case .cancel: cancel()
+                    }
+                }
+            }
+        }
         waiter?.resume(returning: .success(TaskResult(response: response)))
+        switch demand {
+        case .more: return .more
+        case .pause: return .pause
+        }
     }
 
     package func exchangeDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDemand {

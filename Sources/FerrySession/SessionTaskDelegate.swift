@@ -61,13 +61,43 @@ extension SessionTaskDelegate {
 /// to this delegate, piece by piece, and keeps none of it. The engine stops reading while more
 /// than 512 KiB wait on the delegate queue, so a slow delegate holds the server, not memory.
 public protocol SessionDataDelegate: SessionTaskDelegate {
+    /// The response head arrived: decide whether the body is loaded. No body byte is read
+    /// until `completionHandler` is called (from any thread, now or later). The default calls
+    /// the async form.
+    func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse,
+                 completionHandler: @escaping @Sendable (ResponseDisposition) -> Void)
+
+    /// The response head arrived: decide whether the body is loaded (async form). The default
+    /// allows it.
+    func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse) async -> ResponseDisposition
+
     /// Body bytes arrived (decoded when the session decodes content), in order.
     func session(_ session: Session, dataTask: DataTask, didReceive data: Data)
 }
 
 extension SessionDataDelegate {
+    /// Asks the async form.
+    public func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse,
+                        completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        Task { completionHandler(await self.session(session, dataTask: dataTask, didReceive: response)) }
+    }
+
+    /// Allows the response.
+    public func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse) async -> ResponseDisposition {
+        .allow
+    }
+
     /// Does nothing.
     public func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {}
+}
+
+/// What a data task does with a response its data delegate was shown: the counterpart of
+/// `URLSession.ResponseDisposition`.
+public enum ResponseDisposition: Sendable, Equatable {
+    /// Load the body.
+    case allow
+    /// Cancel the task: it completes with ``NetworkError/Code/cancelled``, no body byte read.
+    case cancel
 }
 
 /// Receives a download task's file: the counterpart of `URLSessionDownloadDelegate`.

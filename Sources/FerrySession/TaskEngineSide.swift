@@ -100,6 +100,14 @@ final class TaskEngineSide: @unchecked Sendable {
         }
     }
 
+    /// The data delegate that decides about the response, when the task hands its body to one
+    /// (URLSession asks only then: not for a task with a completion handler or an async call).
+    func responseDecider(for task: SessionTask) -> (any SessionDataDelegate, DataTask)? {
+        guard case .delegate = sink, let dataDelegate = delegate as? any SessionDataDelegate,
+              let dataTask = task as? DataTask else { return nil }
+        return (dataDelegate, dataTask)
+    }
+
     /// A stream hands arrays to its consumer, so the engine may read body bytes into one.
     var prefersOwnedBodyChunks: Bool {
         if case .stream = sink { return true }

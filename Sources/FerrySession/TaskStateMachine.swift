@@ -20,6 +20,8 @@ struct TaskStateMachine: Sendable {
         var readingPaused = false
         /// The output asked for the pause and has not drained since.
         var outputFull = false
+        /// The delegate is deciding about the response head; no body byte is read meanwhile.
+        var awaitingDecision = false
     }
 
     enum State: Equatable, Sendable {
@@ -117,12 +119,40 @@ struct TaskStateMachine: Sendable {
         }
     }
 
+    /// The response head arrived. When the delegate must decide about it first
+    /// (`needsDecision`), reading pauses before the first body byte.
+    mutating func headReceived(needsDecision: Bool) -> Demand {
+        switch state {
+        case .running(var running):
+            guard needsDecision else { return .more }
+            running.awaitingDecision = true
+            running.readingPaused = true
+            state = .running(running)
+            return .pause
+        case .created, .canceling, .completed:
+            return .more
+        }
+    }
+
+    /// The delegate allowed the response: the body may be read.
+    mutating func responseAllowed() -> Action {
+        switch state {
+        case .running(var running):
+            running.awaitingDecision = false
+            let action = Self.resumeIfFree(&running)
+            state = .running(running)
+            return action
+        case .created, .canceling, .completed:
+            return .none
+        }
+    }
+
     /// Body bytes were handed to the output, which says whether it wants more.
     mutating func bodyDelivered(outputWantsMore: Bool) -> Demand {
         switch state {
         case .running(var running):
             if !outputWantsMore { running.outputFull = true }
-            guard running.outputFull || running.suspendCount > 0 else { return .more }
+            guard running.outputFull || running.suspendCount > 0 || running.awaitingDecision else { return .more }
             running.readingPaused = true
             state = .running(running)
             return .pause
@@ -158,7 +188,7 @@ struct TaskStateMachine: Sendable {
     }
 
     private static func resumeIfFree(_ running: inout Running) -> Action {
-        guard running.readingPaused, running.suspendCount == 0, !running.outputFull else { return .none }
+        guard running.readingPaused, running.suspendCount == 0, !running.outputFull, !running.awaitingDecision else { return .none }
         running.readingPaused = false
         return .resumeReading
     }

@@ -189,6 +189,51 @@ struct EngineFlowControlTests {
         #expect(!box.deliveredWhilePaused)
     }
 
+    /// A delegate that pauses at the head (deciding about the response) and counts body
+    /// callbacks that arrive before it resumes.
+    private func runPausedAtHead(_ raw: [UInt8], takesOwnedChunks: Bool) async throws -> (CollectingDelegate, HandleBox) {
+        let server = try ScriptedServer(scripts: [[.readRequest, .send(raw), Self.stall]])
+        defer { server.shutdown() }
+        let engine = try EngineTest.makeEngine()
+        defer { engine.shutdown() }
+        let box = HandleBox()
+        let delegate = CollectingDelegate(
+            policy: { _, _ in
+                if !box.resumed.load(ordering: .acquiring) { box.pauseLeak.store(true, ordering: .releasing) }
+                return .more
+            },
+            headPolicy: {
+                box.resume(after: .milliseconds(50))
+                return .pause
+            },
+            takesOwnedChunks: takesOwnedChunks)
+        box.set(engine.execute(EngineTest.request(server), delegate: delegate))
+        _ = await delegate.wait()
+        return (delegate, box)
+    }
+
+    @Test("pause at the head: no body byte before resuming, then 4 MiB intact", arguments: [false, true])
+    func pauseAtHead(takesOwnedChunks: Bool) async throws {
+        let size = 4 * 1024 * 1024
+        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(size)"]))
+        let (delegate, box) = try await runPausedAtHead(head + TestBytes.pattern(count: size), takesOwnedChunks: takesOwnedChunks)
+        #expect(delegate.succeeded)
+        #expect(delegate.record.heads.count == 1)
+        #expect(delegate.record.body.count == size)
+        #expect(TestBytes.firstMismatch(in: delegate.record.body) == nil)
+        #expect(!box.deliveredWhilePaused, "a body byte arrived while the head's pause held")
+    }
+
+    @Test("pause at the head of an empty response: it still finishes after resuming")
+    func pauseAtHeadOfEmptyResponse() async throws {
+        let raw = EngineTest.bytes(EngineTest.response(["Content-Length: 0"]))
+        let (delegate, box) = try await runPausedAtHead(raw, takesOwnedChunks: false)
+        #expect(delegate.succeeded)
+        #expect(delegate.record.body.isEmpty)
+        let resumed = box.resumed.load(ordering: .acquiring)
+        #expect(resumed, "it finished only after the resume")
+    }
+
     @Test("the server closes while the consumer is paused: the until-close body still ends cleanly")
     func closeWhilePaused() async throws {
         let (delegate, _) = try await runPaused([.readRequest, .send("HTTP/1.1 200 OK\r\n\r\nall of it"), .close], pauseOn: { $0 == 0 })

@@ -42,11 +42,14 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
     private let state = Mutex(Record())
     private let ended = AsyncEvent()
     private let policy: BodyPolicy?
+    /// Decides the demand after the response head.
+    private let headPolicy: (@Sendable () -> BodyDemand)?
     /// Whether the delegate asks for body bytes as arrays of its own.
     let prefersOwnedBodyChunks: Bool
 
-    init(policy: BodyPolicy? = nil, takesOwnedChunks: Bool = false) {
+    init(policy: BodyPolicy? = nil, headPolicy: (@Sendable () -> BodyDemand)? = nil, takesOwnedChunks: Bool = false) {
         self.policy = policy
+        self.headPolicy = headPolicy
         self.prefersOwnedBodyChunks = takesOwnedChunks
     }
 
@@ -102,8 +105,9 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
         state.withLock { $0.sentBodyBytes += bytes }
     }
 
-    func exchangeDidReceiveHead(_ head: ResponseHead) {
+    func exchangeDidReceiveHead(_ head: ResponseHead) -> BodyDemand {
         state.withLock { $0.heads.append(head) }
+        return headPolicy?() ?? .more
     }
 
     func exchangeDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDemand {

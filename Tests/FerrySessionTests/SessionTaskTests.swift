@@ -134,6 +134,45 @@ struct SessionTaskTests {
         }
     }
 
+    @Test("the data delegate decides about the response before any body byte is read", arguments: [
+        ResponseDisposition.allow, .cancel,
+    ])
+    func responseDisposition(_ disposition: ResponseDisposition) async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let delegate = DecidingDelegate(disposition)
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/300000")))
+            task.delegate = delegate
+            task.resume()
+            #expect(await delegate.completed.wait(timeout: .seconds(30)))
+            #expect(delegate.askedWith?.statusCode == 200)
+            #expect(delegate.bytesBeforeDecision == 0)
+            switch disposition {
+            case .allow:
+                #expect(delegate.error == nil)
+                #expect(delegate.received == 300_000)
+            case .cancel:
+                #expect(delegate.error?.code == .cancelled)
+                #expect(delegate.received == 0)
+            }
+        }
+    }
+
+    @Test func theAsyncDecisionFormIsAskedWhenTheHandlerFormIsNotImplemented() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let delegate = AsyncDecidingDelegate()
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/1000")))
+            task.delegate = delegate
+            task.resume()
+            #expect(await delegate.completed.wait(timeout: .seconds(30)))
+            #expect(delegate.error?.code == .cancelled)
+            #expect(delegate.asked)
+        }
+    }
+
     @Test func theSessionDelegateHearsTasksWithoutTheirOwn() async throws {
         try await HTTPBinServer.withServer { server in
             let queue = DispatchQueue(label: "session-delegate")
@@ -241,15 +280,14 @@ struct SessionTaskTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let delegate = RecordingDelegate(queue: session.delegateQueue)
+            // Cancelled from the first piece's callback: the delegate queue's backlog holds the
+            // engine at 512 KiB, so the 64 MiB body cannot have ended by then.
+            let delegate = CancellingDelegate()
             let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/\(64 << 20)")))
             task.delegate = delegate
             task.resume()
-            #expect(await waitUntil { task.countOfBytesReceived > 0 })
-            task.cancel()
-            #expect(task.state == .canceling || task.state == .completed)
-            #expect(await waitUntil { delegate.completion != nil })
-            #expect(delegate.completion??.code == .cancelled)
+            #expect(await delegate.completed.wait(timeout: .seconds(30)))
+            #expect(delegate.error?.code == .cancelled)
             #expect(task.state == .completed)
             #expect(task.error?.code == .cancelled)
             #expect(task.countOfBytesReceived < 64 << 20)
@@ -357,6 +395,76 @@ final class PatternChecker: SessionDataDelegate {
             }
             state.count += data.count
         }
+    }
+
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
+        state.withLock { $0.error = error }
+        completed.set()
+    }
+}
+
+/// Cancels its data task from the first piece of body it receives.
+final class CancellingDelegate: SessionDataDelegate {
+    let completed = AsyncEvent()
+    private let outcome = Mutex<NetworkError?>(nil)
+
+    var error: NetworkError? { outcome.withLock { $0 } }
+
+    func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        dataTask.cancel()
+    }
+
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
+        outcome.withLock { $0 = error }
+        completed.set()
+    }
+}
+
+/// Decides about the response with the completion-handler form, later and from another queue.
+final class DecidingDelegate: SessionDataDelegate {
+    let completed = AsyncEvent()
+    private let disposition: ResponseDisposition
+    private let state = Mutex<(asked: NetworkResponse?, before: Int64?, received: Int, error: NetworkError?)>((nil, nil, 0, nil))
+
+    init(_ disposition: ResponseDisposition) { self.disposition = disposition }
+
+    var askedWith: NetworkResponse? { state.withLock { $0.asked } }
+    var bytesBeforeDecision: Int64? { state.withLock { $0.before } }
+    var received: Int { state.withLock { $0.received } }
+    var error: NetworkError? { state.withLock { $0.error } }
+
+    func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse,
+                 completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        state.withLock { $0.asked = response }
+        let disposition = self.disposition
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in
+            // The engine paused at the head: nothing of the body has arrived even now.
+            state.withLock { $0.before = dataTask.countOfBytesReceived }
+            completionHandler(disposition)
+        }
+    }
+
+    func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        state.withLock { $0.received += data.count }
+    }
+
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
+        state.withLock { $0.error = error }
+        completed.set()
+    }
+}
+
+/// Decides with the async form only: cancels.
+final class AsyncDecidingDelegate: SessionDataDelegate {
+    let completed = AsyncEvent()
+    private let state = Mutex<(asked: Bool, error: NetworkError?)>((false, nil))
+
+    var asked: Bool { state.withLock { $0.asked } }
+    var error: NetworkError? { state.withLock { $0.error } }
+
+    func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse) async -> ResponseDisposition {
+        state.withLock { $0.asked = true }
+        return .cancel
     }
 
     func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {

@@ -171,4 +171,42 @@ struct TaskStateMachineTests {
         #expect(machine.outputDrained() == .resumeReading)
         #expect(machine.outputDrained() == .none)
     }
+
+    @Test("head received", arguments: [
+        (Start.created, true, Machine.Demand.more),
+        (.running, false, .more),
+        (.running, true, .pause),
+        (.suspended, true, .pause),
+        (.canceling, true, .more),
+        (.completed, true, .more),
+    ])
+    func headReceived(start: Start, needsDecision: Bool, demand: Machine.Demand) {
+        var machine = start.machine
+        #expect(machine.headReceived(needsDecision: needsDecision) == demand)
+    }
+
+    @Test func aDecisionHoldsTheBodyUntilTheResponseIsAllowed() {
+        var machine = Start.running.machine
+        #expect(machine.headReceived(needsDecision: true) == .pause)
+        #expect(machine.bodyDelivered(outputWantsMore: true) == .pause, "nothing is read while the delegate decides")
+        #expect(machine.outputDrained() == .none)
+        #expect(machine.resume() == .none)
+        #expect(machine.responseAllowed() == .resumeReading)
+        #expect(machine.responseAllowed() == .none, "a second answer changes nothing")
+    }
+
+    @Test func anAllowedResponseStaysHeldWhileSuspended() {
+        var machine = Start.running.machine
+        _ = machine.headReceived(needsDecision: true)
+        _ = machine.suspend()
+        #expect(machine.responseAllowed() == .none)
+        #expect(machine.resume() == .resumeReading)
+    }
+
+    @Test func cancellingWhileTheDelegateDecidesStopsTheExchange() {
+        var machine = Start.running.machine
+        _ = machine.headReceived(needsDecision: true)
+        #expect(machine.cancel() == .cancelExchange)
+        #expect(machine.responseAllowed() == .none)
+    }
 }

@@ -44,7 +44,32 @@ public struct NetworkResponse: Sendable, Equatable {
     /// The MIME type from Content-Type, lower-cased, without parameters.
     public var mimeType: String? {
         guard let type = headerFields[.contentType] else { return nil }
-        let bare = type.split(separator: ";", maxSplits: 1).first.map(String.init) ?? type
-        return HTTPSyntax.trimmingWhitespace(bare).lowercased()
+        return HeaderParameters(parsing: type).value.lowercased()
+    }
+
+    /// The `charset` parameter of Content-Type, as the server wrote it (such as `utf-8`), if any.
+    public var textEncodingName: String? {
+        guard let type = headerFields[.contentType] else { return nil }
+        return HeaderParameters(parsing: type)["charset"]
+    }
+
+    /// A file name for the body: Content-Disposition's `filename*` or `filename` (RFC 6266),
+    /// else the URL's last path component, else `"Unknown"`, as URLSession's. Only the last
+    /// path component of a suggested name is kept (`../../etc/passwd` suggests `passwd`), so it
+    /// is safe to join to a directory; names that would still be unsafe (`.`, `..`, empty,
+    /// containing NUL) are not used.
+    public var suggestedFilename: String {
+        if let disposition = headerFields[.contentDisposition],
+           let name = HeaderParameters(parsing: disposition).preferredFilename.flatMap(Self.lastComponent) {
+            return name
+        }
+        return Self.lastComponent(url.path(percentEncoded: false)) ?? "Unknown"
+    }
+
+    /// The part after the last `/` or `\\`, when it is a usable file name.
+    private static func lastComponent(_ path: String) -> String? {
+        let last = path.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        guard !last.isEmpty, last != ".", last != "..", !last.contains("\0") else { return nil }
+        return last
     }
 }

@@ -76,6 +76,20 @@ public struct SessionConfiguration: Sendable {
         requiresServerTrustEvaluatorForEveryHost = false
     }
 
+    /// Whether the session may keep state beyond its own life (URLSession's ephemeral
+    /// configuration says no). Ferry writes nothing to disk today: connections, TLS sessions
+    /// and their verdicts live in the session's memory and die with it. The credential and
+    /// cookie stores to come honour this flag.
+    public private(set) var isEphemeral = false
+
     /// The default configuration.
     public static var `default`: SessionConfiguration { SessionConfiguration() }
+
+    /// A configuration that keeps no credential, cookie or other state on disk: everything
+    /// lives and dies with the session (URLSession's `ephemeral`).
+    public static var ephemeral: SessionConfiguration {
+        var configuration = SessionConfiguration()
+        configuration.isEphemeral = true
+        return configuration
+    }
 }

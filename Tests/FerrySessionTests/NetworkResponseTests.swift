@@ -1,0 +1,48 @@
+// NetworkResponse's derived facts: suggestedFilename (RFC 6266, path components stripped,
+// URLSession's fallbacks) and textEncodingName.
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import FerrySession
+
+@Suite("Network response")
+struct NetworkResponseTests {
+    private func response(_ url: String, _ fields: HTTPFields = [:]) -> NetworkResponse {
+        NetworkResponse(url: URL(string: url)!, status: .ok, headerFields: fields)
+    }
+
+    @Test("suggestedFilename", arguments: [
+        ("http://h/files/report.pdf", nil, "report.pdf"),
+        ("http://h/files/a%20b.txt", nil, "a b.txt"),
+        ("http://h/", nil, "Unknown"),
+        ("http://h", nil, "Unknown"),
+        ("http://h/x", "attachment; filename=\"data.csv\"", "data.csv"),
+        ("http://h/x", "attachment; filename=\"../../etc/passwd\"", "passwd"),
+        ("http://h/x", "attachment; filename=\"..\\\\..\\\\boot.ini\"", "boot.ini"),
+        ("http://h/x", "attachment; filename=\"..\"", "x"),
+        ("http://h/x", "attachment; filename=\"/\"", "x"),
+        ("http://h/x", "attachment; filename*=UTF-8''%E2%82%AC.txt", "€.txt"),
+        ("http://h/x", "attachment; filename*=UTF-8''..%2F..%2Fsecret", "secret"),
+        ("http://h/x", "attachment; filename*=UTF-8''a%00b", "x"),
+    ] as [(String, String?, String)])
+    func suggestedFilename(url: String, disposition: String?, name: String) {
+        var fields = HTTPFields()
+        if let disposition { fields[.contentDisposition] = disposition }
+        #expect(response(url, fields).suggestedFilename == name)
+    }
+
+    @Test("textEncodingName", arguments: [
+        ("text/html; charset=utf-8", "utf-8"),
+        ("text/html; charset=\"ISO-8859-1\"", "ISO-8859-1"),
+        ("application/json", nil),
+    ] as [(String, String?)])
+    func textEncodingName(contentType: String, name: String?) {
+        #expect(response("http://h/", [.contentType: contentType]).textEncodingName == name)
+    }
+
+    @Test func noContentTypeHasNoEncoding() {
+        #expect(response("http://h/").textEncodingName == nil)
+        #expect(response("http://h/").mimeType == nil)
+    }
+}

@@ -4,17 +4,6 @@ import COpenSSL
 import Glibc
 #endif
 
-/// What a chain is verified for: Apple's two policies, on OpenSSL.
-package enum TrustPolicy: Sendable, Hashable {
-    /// The basic X.509 check (Apple's `SecPolicyCreateBasicX509`): signatures, validity
-    /// periods, basic constraints and path length, up to a trust anchor. No host, no purpose.
-    case basic
-    /// A TLS server certificate (Apple's `SecPolicyCreateSSL(true, host)`): the basic check,
-    /// plus the TLS-server purpose (extended key usage `serverAuth` where present), plus the
-    /// host when there is one (nil checks no name, as Apple's SSL policy with a nil host).
-    case tlsServer(host: String?)
-}
-
 /// The outcome of one verification: the failure, if any, and the chain OpenSSL built (leaf
 /// first, up to the anchor it reached; partial when the verification failed).
 struct ChainVerification {

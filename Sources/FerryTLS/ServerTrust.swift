@@ -111,18 +111,21 @@ public struct ServerTrust: Sendable {
         verification(policy: validatingHost ? .tlsServer(host: host) : .basic, anchors: anchors).failure
     }
 
-    /// Verifies the chain under `policy`, against `anchors` alone (as a partial chain) or,
-    /// when nil, against ``trustStore``; reuses the default evaluation when it asked the same.
+    /// Verifies the chain under `policy`, against `anchors` alone (as a partial chain, where a
+    /// pinned leaf or intermediate is an anchor) or, when nil, against ``trustStore``; reuses
+    /// the default evaluation when it asked the same.
     ///
-    /// - Returns: the failure, if any, and the chain OpenSSL built: leaf first, ending at the
-    ///   anchor it reached (with the store's root that the server did not send), or where path
-    ///   building stopped.
-    package func verification(policy: TrustPolicy, anchors: [Certificate]?) -> (failure: TrustFailure?, chain: [Certificate]) {
+    /// - Parameters:
+    ///   - policy: what to check: the basic X.509 rules, or a TLS server (with a host or none).
+    ///   - anchors: the only certificates to trust, or nil for ``trustStore``.
+    /// - Returns: the failure, if any, and the chain OpenSSL built.
+    public func verification(policy: TrustPolicy, anchors: [Certificate]?) -> TrustVerification {
         if anchors == nil, policy == .tlsServer(host: host) {
-            return (defaultEvaluationFailure, defaultBuiltChain?.certificates(reusing: certificates) ?? [])
+            return TrustVerification(failure: defaultEvaluationFailure,
+                                     chain: defaultBuiltChain?.certificates(reusing: certificates) ?? [])
         }
         let outcome = Self.verify(chain, store: trustStore, anchors: anchors, policy: policy)
-        return (outcome.failure, outcome.builtChain?.certificates(reusing: certificates) ?? [])
+        return TrustVerification(failure: outcome.failure, chain: outcome.builtChain?.certificates(reusing: certificates) ?? [])
     }
 
     private static func verify(_ chain: X509Chain?, store: TrustStore, anchors: [Certificate]?, policy: TrustPolicy) -> ChainVerification {

@@ -1,5 +1,3 @@
-import FerryTLS
-
 /// Decides whether a server's certificate chain is acceptable, after the TLS handshake and
 /// before a single request byte is written.
 ///

@@ -3,7 +3,7 @@ import FerryTLS
 
 /// Judges a server's certificate chain after the handshake, off the event loop. `done` is
 /// called exactly once, on any thread: `nil` accepts, an error refuses.
-package typealias ServerTrustCheck = @Sendable (ServerTrust, _ done: @escaping @Sendable (ServerTrustError?) -> Void) -> Void
+package typealias ServerTrustCheck = @Sendable (ServerTrust, _ port: Int, _ done: @escaping @Sendable (ServerTrustError?) -> Void) -> Void
 
 /// What a TLS handshake established, for metrics and `-v`.
 package struct TLSFacts: Sendable, Equatable {
@@ -173,7 +173,7 @@ final class TLSHandshake: IOHandler {
         setInterest([])
         let loop = self.loop
         let box = UncheckedBox(self)
-        check(trust) { refusal in
+        check(trust, port) { refusal in
             loop.execute { box.value.trustDecided(refusal, trust: trust) }
         }
     }

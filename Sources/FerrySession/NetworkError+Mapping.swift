@@ -93,6 +93,7 @@ extension NetworkError {
     /// pinning mismatch (which URLSession reports only as a cancelled challenge).
     private static func trustCode(_ error: ServerTrustError) -> Code {
         if error.kind == .pinningMismatch { return .pinningMismatch }
+        if error.kind == .cancelled { return .cancelled }
         guard error.kind == .untrusted, let failure = error.trustFailure else { return .serverCertificateUntrusted }
         switch failure.reason {
         case .expired: return .serverCertificateHasBadDate

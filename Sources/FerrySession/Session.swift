@@ -65,8 +65,19 @@ public final class Session: Sendable {
             engine = .failure(error)
         }
         tls = LazyTLSContext(configuration: configuration.tlsConfiguration)
-        serverTrustCheck = ServerTrustGate.check(for: configuration, queue: self.delegateQueue)
+        // The challenge reaches the delegate with the session itself, held weakly: the check
+        // lives in the session's engine, which the session owns.
+        let reference = WeakSession()
+        var challenger: ServerTrustGate.Challenger?
+        if let delegate {
+            challenger = { challenge, answer in
+                guard let session = reference.session else { return answer(.cancelAuthenticationChallenge, nil) }
+                delegate.session(session, didReceive: challenge, completionHandler: answer)
+            }
+        }
+        serverTrustCheck = ServerTrustGate.check(for: configuration, queue: self.delegateQueue, challenger: challenger)
         registry = Mutex(TaskRegistry(delegate: delegate))
+        reference.session = self
     }
 
     deinit {
@@ -185,4 +196,10 @@ public final class Session: Sendable {
                                failingURL: request.url, underlyingError: error)
         }
     }
+}
+
+/// A weak reference to a session that closures made before it exists can hold.
+private final class WeakSession: @unchecked Sendable {
+    // Written once, in `Session.init`, before any request can run; read on the delegate queue.
+    weak var session: Session?
 }

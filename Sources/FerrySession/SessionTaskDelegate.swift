@@ -116,9 +116,35 @@ public protocol SessionDelegate: AnyObject, Sendable {
     /// ``Session/finishTasksAndInvalidate()``): no task runs any more, and the session lets go
     /// of its delegate after this call. `error` is nil for an invalidation the caller asked for.
     func session(_ session: Session, didBecomeInvalidWithError error: NetworkError?)
+
+    /// A session-wide challenge: today the server's certificate chain on every new TLS
+    /// connection (``AuthenticationMethod/serverTrust``), after the handshake and before any
+    /// request byte. Answer `(.useCredential, Credential(trust:))` to accept the chain,
+    /// `.performDefaultHandling` to let the session's evaluators (or the default rules) judge
+    /// it, `.cancelAuthenticationChallenge` to refuse it (the request fails as cancelled).
+    /// The default calls the async form.
+    func session(_ session: Session, didReceive challenge: AuthenticationChallenge,
+                 completionHandler: @escaping @Sendable (AuthChallengeDisposition, Credential?) -> Void)
+
+    /// A session-wide challenge (async form). The default answers `.performDefaultHandling`.
+    func session(_ session: Session, didReceive challenge: AuthenticationChallenge) async -> (AuthChallengeDisposition, Credential?)
 }
 
 extension SessionDelegate {
     /// Does nothing.
     public func session(_ session: Session, didBecomeInvalidWithError error: NetworkError?) {}
+
+    /// Asks the async form.
+    public func session(_ session: Session, didReceive challenge: AuthenticationChallenge,
+                        completionHandler: @escaping @Sendable (AuthChallengeDisposition, Credential?) -> Void) {
+        Task {
+            let (disposition, credential) = await self.session(session, didReceive: challenge)
+            completionHandler(disposition, credential)
+        }
+    }
+
+    /// Performs the default handling.
+    public func session(_ session: Session, didReceive challenge: AuthenticationChallenge) async -> (AuthChallengeDisposition, Credential?) {
+        (.performDefaultHandling, nil)
+    }
 }

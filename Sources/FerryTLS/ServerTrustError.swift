@@ -78,4 +78,6 @@ extension TLSErrorKind where Domain == ServerTrustError {
     /// allowed with domain validation but no pins), no evaluator for a host when failing
     /// closed, or an evaluator's own reason in ``ServerTrustError/detail``.
     public static var refused: Self { Self("refused", text: "server trust refused") }
+    /// The session's delegate cancelled the server-trust challenge.
+    public static var cancelled: Self { Self("cancelled", text: "server trust challenge cancelled") }
 }

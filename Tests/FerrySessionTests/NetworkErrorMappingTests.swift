@@ -138,6 +138,10 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
             .serverTrustRejected(ServerTrustError(.refused, host: "unlisted.example", detail: "no evaluator for this host")),
             .serverCertificateUntrusted, "ServerTrustError", "unlisted.example"
         ),
+        MappingRow(
+            .serverTrustRejected(ServerTrustError(.cancelled, host: "localhost", detail: "the delegate cancelled")),
+            .cancelled, "ServerTrustError", "Server trust for localhost refused (server trust challenge cancelled)"
+        ),
     ]
 }
 

@@ -23,6 +23,33 @@ extension NetworkError {
         self.init(code, reason: Self.sentence(error.description), failingURL: url, underlyingError: cause)
     }
 
+    /// Translates a failure of the session layer itself (one that never reached the engine).
+    /// - Parameters:
+    ///   - failure: What went wrong.
+    ///   - url: The URL of the request that failed.
+    init(_ failure: SessionFailure, url: URL?) {
+        switch failure {
+        case .cancelled:
+            self.init(.cancelled, reason: "The task was cancelled", failingURL: url)
+        case .cancelledWhileReadingBody:
+            self.init(.cancelled, reason: "Cancelled while reading the body", failingURL: url)
+        case .badURL(let why):
+            self.init(.badURL, reason: Self.sentence(why), failingURL: url)
+        case .unsupportedScheme(let scheme):
+            self.init(.unsupportedURL, reason: "Unsupported protocol \"\(scheme)\"", failingURL: url)
+        case .cannotCreateFile(let path, let cause):
+            self.init(.cannotCreateFile, reason: "Cannot create \(path): \(cause.errnoText)", failingURL: url, underlyingError: cause)
+        case .bodyLargerThan(let limit):
+            self.init(.dataLengthExceedsMaximum, reason: "Body larger than \(limit) bytes", failingURL: url)
+        case .sessionInvalidated:
+            self.init(.sessionInvalidated, reason: "The session was invalidated before the task started", failingURL: url)
+        case .engineUnavailable(let cause):
+            self.init(.sessionInvalidated, reason: "The session's engine could not start: \(cause)", failingURL: url, underlyingError: cause)
+        case .tlsUnavailable(let cause):
+            self.init(.secureConnectionFailed, reason: "TLS could not be set up: \(cause)", failingURL: url, underlyingError: cause)
+        }
+    }
+
     /// The public code and typed cause for each engine failure.
     private static func translate(_ kind: EngineError.Kind) -> (Code, (any Error & Sendable)?) {
         switch kind {
@@ -111,4 +138,27 @@ extension NetworkError {
         guard let first = text.first, first.isLowercase else { return text }
         return first.uppercased() + text.dropFirst()
     }
+}
+
+/// Failures of the session layer itself, before or beside the engine: each becomes a
+/// ``NetworkError`` in ``NetworkError/init(_:url:)-(SessionFailure,_)``, next to the engine's.
+enum SessionFailure: Error {
+    /// The task was cancelled before it ran an exchange.
+    case cancelled
+    /// The consumer of a streamed body was cancelled.
+    case cancelledWhileReadingBody
+    /// The URL cannot be requested; the words say why.
+    case badURL(String)
+    /// The URL's scheme is neither http nor https.
+    case unsupportedScheme(String)
+    /// A download's file could not be made.
+    case cannotCreateFile(path: String, SystemError)
+    /// A body collected in memory passed the caller's limit.
+    case bodyLargerThan(Int)
+    /// The session no longer takes tasks.
+    case sessionInvalidated
+    /// The session's engine could not be created.
+    case engineUnavailable(SystemError)
+    /// OpenSSL refused the session's TLS configuration.
+    case tlsUnavailable(TLSError)
 }

@@ -15,18 +15,18 @@ enum RequestPreparation {
     ) throws(NetworkError) -> ExchangeRequest {
         let url = request.url
         guard let scheme = url.scheme?.lowercased() else {
-            throw NetworkError(.badURL, reason: "URL has no scheme: \(url.absoluteString)", failingURL: url)
+            throw NetworkError(SessionFailure.badURL("URL has no scheme: \(url.absoluteString)"), url: url)
         }
         guard scheme == "http" || scheme == "https" else {
-            throw NetworkError(.unsupportedURL, reason: "unsupported protocol \"\(scheme)\"", failingURL: url)
+            throw NetworkError(SessionFailure.unsupportedScheme(scheme), url: url)
         }
         guard let host = url.host(percentEncoded: false), !host.isEmpty else {
-            throw NetworkError(.badURL, reason: "URL has no host: \(url.absoluteString)", failingURL: url)
+            throw NetworkError(SessionFailure.badURL("URL has no host: \(url.absoluteString)"), url: url)
         }
         let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else {
-            throw NetworkError(.badURL, reason: "port \(port) is out of range", failingURL: url)
+            throw NetworkError(SessionFailure.badURL("port \(port) is out of range"), url: url)
         }
         let head = RequestHead(
             method: request.method,

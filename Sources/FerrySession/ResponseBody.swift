@@ -51,7 +51,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
         while let chunk = try await iterator.next() {
             guard data.count + chunk.count <= limit else {
                 lifetime.buffer.abandon()
-                throw NetworkError(.dataLengthExceedsMaximum, reason: "body larger than \(limit) bytes")
+                throw NetworkError(SessionFailure.bodyLargerThan(limit), url: nil)
             }
             data.append(contentsOf: chunk)
         }
@@ -233,7 +233,7 @@ final class ResponseBodyBuffer: Sendable {
 
     /// The consuming task was cancelled: end the body for the consumer and stop the transfer.
     private func cancelFromConsumer() {
-        let cancelled = NetworkError(.cancelled, reason: "Cancelled while reading the body")
+        let cancelled = NetworkError(SessionFailure.cancelledWhileReadingBody, url: nil)
         let (waiter, wasEnded) = state.withLock { state -> (CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>?, Bool) in
             let wasEnded = state.ended
             if !wasEnded {

@@ -150,8 +150,7 @@ public final class Session: Sendable {
     func register(_ task: SessionTask) throws(NetworkError) -> (any SessionTaskDelegate)? {
         let registered = registry.withLock { $0.register(task) }
         guard let registered else {
-            throw NetworkError(.sessionInvalidated, reason: "the session was invalidated before the task started",
-                               failingURL: task.originalRequest.url)
+            throw NetworkError(SessionFailure.sessionInvalidated, url: task.originalRequest.url)
         }
         return registered
     }
@@ -184,16 +183,14 @@ public final class Session: Sendable {
                 exchange.key.tls = context
                 exchange.serverTrustCheck = serverTrustCheck
             case .failure(let error):
-                throw NetworkError(.secureConnectionFailed, reason: "TLS could not be set up: \(error)",
-                                   failingURL: request.url, underlyingError: error)
+                throw NetworkError(SessionFailure.tlsUnavailable(error), url: request.url)
             }
         }
         switch engine {
         case .success(let engine):
             return (exchange, engine)
         case .failure(let error):
-            throw NetworkError(.sessionInvalidated, reason: "the session's engine could not start: \(error)",
-                               failingURL: request.url, underlyingError: error)
+            throw NetworkError(SessionFailure.engineUnavailable(error), url: request.url)
         }
     }
 }

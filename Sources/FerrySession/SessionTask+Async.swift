@@ -28,7 +28,7 @@ extension SessionTask {
                 core.completion = completion
                 return nil
             }
-            return core.error ?? NetworkError(.cancelled, reason: "The task was cancelled", failingURL: originalRequest.url)
+            return core.error ?? NetworkError(SessionFailure.cancelled, url: originalRequest.url)
         }
     }
 }

@@ -146,7 +146,7 @@ public class SessionTask: @unchecked Sendable {
         case .cancelExchange:
             core.withLock { $0.handle }?.cancel()
         case .completeCancelled:
-            complete(.failure(NetworkError(.cancelled, reason: "The task was cancelled", failingURL: originalRequest.url)),
+            complete(.failure(NetworkError(SessionFailure.cancelled, url: originalRequest.url)),
                      metrics: nil)
         case .complete:
             // Reached only through `exchangeEnded`, whose caller completes the task itself.

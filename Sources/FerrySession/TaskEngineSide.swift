@@ -64,9 +64,7 @@ final class TaskEngineSide: @unchecked Sendable {
                 file = try DownloadFile.createTemporary()
             }
         } catch {
-            let path = destination ?? DownloadFile.temporaryDirectory
-            throw NetworkError(.cannotCreateFile, reason: "cannot create \(path): \(error.errnoText)",
-                               failingURL: request.url, underlyingError: error)
+            throw NetworkError(SessionFailure.cannotCreateFile(path: destination ?? DownloadFile.temporaryDirectory, error), url: request.url)
         }
     }
 

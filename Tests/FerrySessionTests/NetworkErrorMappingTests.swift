@@ -1,7 +1,7 @@
 import FerryEngine
 import FerryIO
 import FerryTLS
-import FerrySession
+@testable import FerrySession
 import FerryWire
 import Foundation
 import Testing
@@ -196,5 +196,36 @@ struct NetworkErrorMappingTests {
     func everyKindHasARow() {
         let covered = Set(MappingRow.all.map { kindName($0.error.kind) })
         #expect(covered.count == 24, "rows cover: \(covered.sorted())")
+    }
+}
+
+/// The session layer's own failures, beside the engine's, in the same mapping file.
+@Suite("SessionFailure → NetworkError")
+struct SessionFailureMappingTests {
+    static let url = URL(string: "https://example.com/data")!
+
+    static let rows: [(SessionFailure, NetworkError.Code, String?, String)] = [
+        (.cancelled, .cancelled, nil, "cancelled"),
+        (.cancelledWhileReadingBody, .cancelled, nil, "reading the body"),
+        (.badURL("URL has no host: http:///x"), .badURL, nil, "no host"),
+        (.unsupportedScheme("gopher"), .unsupportedURL, nil, "\"gopher\""),
+        (.cannotCreateFile(path: "/nope/file", SystemError(errno: ENOENT, syscall: "open")), .cannotCreateFile, "SystemError",
+         "/nope/file: No such file or directory"),
+        (.bodyLargerThan(1000), .dataLengthExceedsMaximum, nil, "1000 bytes"),
+        (.sessionInvalidated, .sessionInvalidated, nil, "invalidated"),
+        (.engineUnavailable(SystemError(errno: EMFILE, syscall: "epoll_create1")), .sessionInvalidated, "SystemError",
+         "Too many open files"),
+        (.tlsUnavailable(TLSError(.handshakeFailed, detail: "bad cipher list")), .secureConnectionFailed, "TLSError", "bad cipher list"),
+    ]
+
+    @Test("each session failure maps to its code, cause and sentence", arguments: 0..<rows.count)
+    func mapping(_ index: Int) {
+        let (failure, code, underlying, fact) = Self.rows[index]
+        let error = NetworkError(failure, url: Self.url)
+        #expect(error.code == code)
+        #expect(error.underlyingError.map { String(describing: type(of: $0)) } == underlying)
+        #expect(error.reason.contains(fact), "reason: \(error.reason)")
+        #expect(error.reason.first?.isUppercase == true, "a sentence: \(error.reason)")
+        #expect(error.failingURL == Self.url)
     }
 }

@@ -43,6 +43,18 @@ final class Exchange {
     private(set) var head: RequestHead
     /// The body length when known; set with ``head``.
     private var expectedBodyLength: Int64? = 0
+    /// The head carries `Expect: 100-continue`: the body waits for the server's go-ahead.
+    private(set) var awaitsContinue = false
+
+    /// Adds `Expect: 100-continue` to a head whose body is longer than `threshold` or of
+    /// unknown length (unless the caller set an `Expect` itself). Returns whether the head now
+    /// expects `100 Continue` (the caller's own `100-continue` counts).
+    static func announcesContinue(_ head: inout RequestHead, length: Int64?, threshold: Int64?) -> Bool {
+        if let expect = head.headerFields[.expect] { return expect.lowercased() == "100-continue" && length != 0 }
+        guard let threshold, length.map({ $0 > threshold }) ?? true else { return false }
+        head.headerFields[.expect] = "100-continue"
+        return true
+    }
 
     // MARK: - Lifecycle
 
@@ -66,6 +78,7 @@ final class Exchange {
         case .contentLength(let length): expectedBodyLength = length
         case .chunked: expectedBodyLength = nil
         }
+        awaitsContinue = Self.announcesContinue(&head, length: expectedBodyLength, threshold: request.expectsContinueAbove)
         do throws(RequestEncodingError) {
             try RequestEncoder.encodeHead(head, into: &encodedHead)
         } catch {

@@ -29,6 +29,14 @@ package struct ExchangeRequest: Sendable {
     /// Judges the server's chain on new TLS connections; nil applies the default evaluation
     /// (a valid chain to the configuration's trust store, for the host) on the loop.
     package var serverTrustCheck: ServerTrustCheck?
+    /// Bodies longer than this, or of unknown length, are announced with
+    /// `Expect: 100-continue` and held after the head until the server's `100 Continue` (or a
+    /// final response, which means the body is not wanted), at most ``continueTimeout``
+    /// (RFC 9110 §10.1.1; curl's rule, 1 MiB). nil: never.
+    package var expectsContinueAbove: Int64?
+    /// The longest wait for `100 Continue` before the body is sent anyway (curl's
+    /// `--expect100-timeout`, 1 s).
+    package var continueTimeout: Duration = .seconds(1)
 
     /// Creates a request description.
     package init(

@@ -22,7 +22,7 @@ final class HTTP1Connection: IOHandler {
     let tlsFacts: TLSFacts?
     private unowned let pool: ConnectionPool
     private let readBuffer: UnsafeMutableRawBufferPointer
-    private var outbound = OutboundQueue()
+    var outbound = OutboundQueue()
     private var interest: IOEvents = []
     private var idleTimer: TimerID?
     /// A byte of the current exchange's response arrived.
@@ -31,6 +31,9 @@ final class HTTP1Connection: IOHandler {
     /// sending the last ciphertext).
     private var requestWritten = false
     private var hungUpWhilePaused = false
+    /// Fires when the server has not answered `Expect: 100-continue` in time: the held body
+    /// goes out anyway (HTTP1Connection+Continue.swift).
+    var continueTimer: TimerID?
 
     // Not private: the direct body reads (HTTP1Connection+DirectBody.swift) share this state;
     // what they only read is private(set).
@@ -114,6 +117,7 @@ final class HTTP1Connection: IOHandler {
         isClosed = true
         machine.closed()
         cancelIdleTimer()
+        cancelContinueTimer()
         cancelDirectChunkTimer()
         directChunk = DirectBodyChunk()
         loop.deregister(fd: transport.fd)
@@ -224,7 +228,8 @@ final class HTTP1Connection: IOHandler {
             break
         case .sendRequest:
             guard let exchange else { return }
-            outbound.start(head: exchange.encodedHead, exchange: exchange)
+            outbound.start(head: exchange.encodedHead, exchange: exchange, holdingBody: exchange.awaitsContinue)
+            if exchange.awaitsContinue { armContinueTimer(for: exchange) }
             armIdleTimer()
             exchange.willSendHead(facts: ConnectionFacts(
                 remoteAddress: remote.ipAddress, remotePort: Int(remote.port), isReused: machine.isReused, tls: tlsFacts))
@@ -236,6 +241,7 @@ final class HTTP1Connection: IOHandler {
             let finished = exchange
             exchange = nil
             cancelIdleTimer()
+            cancelContinueTimer()
             // The next response's head must wake the loop, however few its bytes (a connection
             // that closes needs no lowering, and one that cannot be lowered is not reused).
             if !reusable || (try? lowWater.lower(on: transport.socket)) == nil { close() }
@@ -276,6 +282,8 @@ final class HTTP1Connection: IOHandler {
             } catch {
                 return run(machine.exchangeFailed(EngineError(.parse(error))))
             }
+            // RFC 9110 §10.1.1: a `100 Continue` is the go-ahead for a held body.
+            if parser.interimResponses > 0, outbound.isHoldingBody { releaseHeldBody() }
             switch event {
             case .needMoreData:
                 return
@@ -402,7 +410,7 @@ final class HTTP1Connection: IOHandler {
 
     // MARK: - Writing
 
-    private func flush() {
+    func flush() {
         guard let exchange else { return }
         while !isClosed, self.exchange === exchange {
             switch outbound.step(transport: transport, exchange: exchange) {

@@ -42,15 +42,24 @@ struct OutboundQueue {
         case failed(EngineError)
         // Writing stopped early (the response already ended).
         case abandoned
+        // The body waits for `100 Continue` (`Expect: 100-continue`).
+        case held
     }
 
     private var pieces: [Piece] = []
     private var offset = 0
     private var source: Source = .done
     private var fileBuffer: [UInt8] = []
+    /// While the body is held: its first piece and its source, given back by ``releaseBody()``.
+    private var heldBody: (pieces: [Piece], source: Source)?
 
-    /// Begins a request: its head, and its body source.
-    mutating func start(head: [UInt8], exchange: Exchange) {
+    /// Whether the body waits for ``releaseBody()``.
+    var isHoldingBody: Bool { heldBody != nil }
+
+    /// Begins a request: its head, and its body source. With `holdingBody`, only the head goes
+    /// out until ``releaseBody()``.
+    mutating func start(head: [UInt8], exchange: Exchange, holdingBody: Bool = false) {
+        heldBody = nil
         pieces.removeAll(keepingCapacity: true)
         offset = 0
         pieces.append(Piece(bytes: head, count: head.count, isBody: false))
@@ -66,11 +75,25 @@ struct OutboundQueue {
         case .stream(_, let length):
             source = .stream(chunked: length == nil, length: length, sent: 0, awaiting: false, ended: false)
         }
+        if holdingBody {
+            heldBody = (Array(pieces.dropFirst()), source)
+            pieces.removeSubrange(1...)
+            source = .held
+        }
+    }
+
+    /// Lets a held body go (the server sent `100 Continue`, or the wait ran out).
+    mutating func releaseBody() {
+        guard let held = heldBody, case .held = source else { return }
+        heldBody = nil
+        pieces.append(contentsOf: held.pieces)
+        source = held.source
     }
 
     /// Stops producing; what is queued is dropped.
     mutating func abandon() {
         pieces.removeAll(keepingCapacity: true)
+        heldBody = nil
         source = .abandoned
     }
 
@@ -128,6 +151,8 @@ struct OutboundQueue {
         switch source {
         case .done, .abandoned:
             return .finished
+        case .held:
+            return .waitingForSource(needsRequest: false)
         case .failed(let error):
             return .failed(error)
         case .file:

@@ -52,6 +52,8 @@ enum RequestPreparation {
             connectTimeout: configuration.timeoutIntervalForConnect,
             idleTimeout: request.timeoutInterval ?? configuration.timeoutIntervalForRequest,
             totalTimeout: configuration.timeoutIntervalForResource)
+        exchange.expectsContinueAbove = configuration.expectContinueThreshold
+        exchange.continueTimeout = configuration.expectContinueTimeout
         // The key's host is already lower-cased; most sessions have no entries at all.
         if !configuration.resolvedAddresses.isEmpty {
             exchange.connectHost = configuration.resolvedAddresses[exchange.key.host]

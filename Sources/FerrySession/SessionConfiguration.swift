@@ -76,6 +76,16 @@ public struct SessionConfiguration: Sendable {
         requiresServerTrustEvaluatorForEveryHost = false
     }
 
+    /// Request bodies longer than this, or of unknown length (a stream without a length), are
+    /// announced with `Expect: 100-continue` and sent only once the server answers
+    /// `100 Continue`, so a server that refuses the request (401, 413) costs no upload; a server
+    /// that says nothing gets the body after ``expectContinueTimeout``. 1 MiB by default
+    /// (curl's rule); nil never asks.
+    public var expectContinueThreshold: Int64? = 1 << 20
+    /// The longest wait for `100 Continue` before the body is sent anyway (curl's
+    /// `--expect100-timeout`); 1 second by default.
+    public var expectContinueTimeout: Duration = .seconds(1)
+
     /// Whether the session may keep state beyond its own life (URLSession's ephemeral
     /// configuration says no). Ferry writes nothing to disk today: connections, TLS sessions
     /// and their verdicts live in the session's memory and die with it. The credential and

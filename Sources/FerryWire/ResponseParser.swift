@@ -88,6 +88,9 @@ package struct ResponseParser: Sendable {
     var requestMethod: HTTPRequest.Method = .get
     /// Offset of the next unread byte, since ``expectResponse(to:)``.
     var consumed = 0
+    /// Interim (1xx, not 101) responses consumed since ``expectResponse(to:)``: a `100
+    /// Continue` tells a client holding its body that the server wants it (RFC 9110 §10.1.1).
+    package internal(set) var interimResponses = 0
     /// Offset of the first byte of the current line.
     var lineStart = 0
     /// Offset of the first byte of the current head or trailer section.
@@ -135,6 +138,7 @@ package struct ResponseParser: Sendable {
         requestMethod = method
         state = .statusLine
         consumed = 0
+        interimResponses = 0
         lineStart = 0
         sectionStart = 0
         lineBuffer.removeAll(keepingCapacity: true)

@@ -24,6 +24,21 @@ struct SessionBodyTests {
         }
     }
 
+    @Test("a body over 1 MiB asks with Expect: 100-continue first; a session without a threshold never asks",
+          arguments: [true, false])
+    func expectContinue(asks: Bool) async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration { if !asks { $0.expectContinueThreshold = nil } })
+            defer { session.invalidateAndCancel() }
+            let body = TestBytes.pattern(count: 3 << 20)
+            let request = NetworkRequest(url: server.url("/post"), method: .post)
+            let (data, response) = try await session.upload(for: request, from: .bytes(body))
+            #expect(response.statusCode == 200)
+            #expect(try SessionTest.json(data)["bodyLength"] as? Int == body.count)
+            #expect(server.lastRequest?.value(of: "Expect") == (asks ? "100-continue" : nil))
+        }
+    }
+
     @Test("upload from Data round-trips through /echo")
     func uploadData() async throws {
         try await HTTPBinServer.withServer { server in

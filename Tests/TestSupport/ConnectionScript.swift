@@ -10,6 +10,8 @@
 public struct ScriptStep: Sendable, CustomStringConvertible {
     enum Kind: Sendable {
         case readRequest
+        case readHead
+        case readBody
         case readBytes(Int)
         case expectRequestLine(prefix: String)
         case send([UInt8])
@@ -28,6 +30,13 @@ public struct ScriptStep: Sendable, CustomStringConvertible {
     /// or `Transfer-Encoding: chunked` (none otherwise). The head is recorded in
     /// ``ScriptedServer/receivedRequestHeads(connection:)``.
     public static let readRequest = ScriptStep(kind: .readRequest)
+
+    /// Reads one request head only, recorded as ``readRequest`` records it; its body is left
+    /// unread (for `Expect: 100-continue`: the server answers before the body comes).
+    public static let readHead = ScriptStep(kind: .readHead)
+
+    /// Reads the body the last head announced (chunked, else Content-Length, else none).
+    public static let readBody = ScriptStep(kind: .readBody)
 
     /// Reads exactly `count` bytes (whatever they are).
     /// - Parameter count: how many bytes to consume.
@@ -114,6 +123,8 @@ public struct ScriptStep: Sendable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .readRequest: "readRequest"
+        case .readHead: "readHead"
+        case .readBody: "readBody"
         case .readBytes(let count): "readBytes(\(count))"
         case .expectRequestLine(let prefix): "expectRequestLine(\(prefix))"
         case .send(let bytes): "send(\(bytes.count) bytes)"

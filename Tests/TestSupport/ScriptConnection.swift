@@ -39,6 +39,12 @@ struct ScriptConnection {
         switch step.kind {
         case .readRequest:
             try readRequest()
+        case .readHead:
+            let head = try socket.readHead()
+            lastHead = head
+            core.recordHead(head, connection: index)
+        case .readBody:
+            if let head = lastHead { try readBody(of: head) }
         case .readBytes(let count):
             try socket.discard(count)
         case .expectRequestLine(let prefix):
@@ -85,6 +91,11 @@ struct ScriptConnection {
         let head = try socket.readHead()
         lastHead = head
         core.recordHead(head, connection: index)
+        try readBody(of: head)
+    }
+
+    /// Reads the body `head` announces.
+    private mutating func readBody(of head: MessageHead) throws(BufferedSocket.Failure) {
         if head.isChunked {
             _ = try socket.readChunkedBody(limit: 0)
         } else if let length = head.contentLength {

@@ -35,7 +35,7 @@ final class ConnectionPool {
     /// Queues `exchange` under `id` for a connection (a parked one may be handed over at once).
     func lease(_ id: Int, for exchange: Exchange, fresh: Bool) {
         waiting[id] = exchange
-        run(machine.leaseRequested(id, key: exchange.request.key, fresh: fresh))
+        run(machine.leaseRequested(id, key: exchange.request.key, fresh: fresh, priority: exchange.request.priority))
     }
 
     /// The exchange gave up while waiting.
@@ -55,6 +55,11 @@ final class ConnectionPool {
         connections[connection] = nil
         cancelIdleTimer(connection)
         run(machine.connectionClosed(connection))
+    }
+
+    /// Closes every parked keep-alive connection (running exchanges keep theirs).
+    func closeIdleConnections() {
+        run(machine.closeIdleConnections())
     }
 
     /// Closes everything: waiters and running exchanges fail as cancelled.
@@ -94,7 +99,8 @@ final class ConnectionPool {
                 connection.close()
                 connectionClosed(connectionID)
                 waiting[requestID] = exchange
-                return run(machine.leaseRequested(requestID, key: exchange.request.key, fresh: false))
+                return run(machine.leaseRequested(requestID, key: exchange.request.key, fresh: false,
+                                                  priority: exchange.request.priority))
             }
             connection.execute(exchange)
         case .failRequest(let requestID, let error):

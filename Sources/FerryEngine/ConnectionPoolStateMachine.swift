@@ -43,7 +43,8 @@ package struct PoolKey: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Pure: the owning `ConnectionPool` feeds it events and performs the returned actions
 /// (connecting, running exchanges, closing, timers). Idle connections are reused last in,
-/// first out (the warmest socket, as urllib3 does); waiters are served first come, first served.
+/// first out (the warmest socket, as urllib3 does); waiters are served highest priority first
+/// (URLSessionTask's `priority`), first come, first served among equals.
 package struct ConnectionPoolStateMachine {
     /// Identifies a connection within one pool.
     package typealias ConnectionID = Int
@@ -69,6 +70,11 @@ package struct ConnectionPoolStateMachine {
         var since: Deadline
     }
 
+    private struct Waiter {
+        var id: RequestID
+        var priority: Float
+    }
+
     private struct HostState {
         // Connections parked between exchanges; the last is the most recently used.
         var idle: [IdleConnection] = []
@@ -77,7 +83,7 @@ package struct ConnectionPoolStateMachine {
         // Connections still being opened.
         var connecting: Set<ConnectionID> = []
         // Requests waiting for a connection, oldest first.
-        var waiters: [RequestID] = []
+        var waiters: [Waiter] = []
 
         var connectionCount: Int { idle.count + busy.count + connecting.count }
         var isEmpty: Bool { connectionCount == 0 && waiters.isEmpty }
@@ -87,6 +93,16 @@ package struct ConnectionPoolStateMachine {
         /// each notice the same waiter from opening two connections for it.
         func needsConnection(limit: Int) -> Bool {
             waiters.count > connecting.count && connectionCount < limit
+        }
+
+        /// Removes and returns the waiter a connection goes to: the highest priority, the
+        /// oldest among equals. A linear scan: waiters are few, and this runs once per hand-over.
+        mutating func takeNextWaiter() -> RequestID {
+            var best = 0
+            for index in waiters.indices.dropFirst() where waiters[index].priority > waiters[best].priority {
+                best = index
+            }
+            return waiters.remove(at: best).id
         }
     }
 
@@ -121,7 +137,8 @@ package struct ConnectionPoolStateMachine {
     ///   - key: Which connections may serve it.
     ///   - fresh: Skip idle connections: a retry after a reused connection died. Parked
     ///     connections of the host are then suspect too, so the oldest makes room if needed.
-    package mutating func leaseRequested(_ request: RequestID, key: PoolKey, fresh: Bool = false) -> [Action] {
+    ///   - priority: From 0 to 1: while requests wait, a connection goes to the highest first.
+    package mutating func leaseRequested(_ request: RequestID, key: PoolKey, fresh: Bool = false, priority: Float = 0.5) -> [Action] {
         switch state {
         case .shutDown:
             return [.failRequest(request, EngineError(.cancelled))]
@@ -138,7 +155,7 @@ package struct ConnectionPoolStateMachine {
                 keyOfConnection[oldest.id] = nil
                 actions.append(.closeConnection(oldest.id))
             }
-            host.waiters.append(request)
+            host.waiters.append(Waiter(id: request, priority: priority))
             if host.needsConnection(limit: maxConnectionsPerHost) {
                 actions.append(createConnection(for: key, in: &host))
             }
@@ -149,7 +166,7 @@ package struct ConnectionPoolStateMachine {
     /// The request gave up (cancelled or timed out) before it got a connection.
     /// - Returns: `true` when the request was still waiting and is now removed.
     package mutating func leaseCancelled(_ request: RequestID, key: PoolKey) -> Bool {
-        guard var host = hosts[key], let index = host.waiters.firstIndex(of: request) else { return false }
+        guard var host = hosts[key], let index = host.waiters.firstIndex(where: { $0.id == request }) else { return false }
         host.waiters.remove(at: index)
         hosts[key] = host
         return true
@@ -166,7 +183,7 @@ package struct ConnectionPoolStateMachine {
             return [.closeConnection(connection)]
         case .running:
             if !host.waiters.isEmpty {
-                let request = host.waiters.removeFirst()
+                let request = host.takeNextWaiter()
                 host.busy.insert(connection)
                 return [.execute(request, on: connection)]
             }
@@ -175,13 +192,14 @@ package struct ConnectionPoolStateMachine {
         }
     }
 
-    /// Opening a connection failed; the oldest waiter, for whom it was opened, fails with it.
+    /// Opening a connection failed; the waiter it would have gone to (the next one in order)
+    /// fails with it.
     package mutating func connectionFailed(_ connection: ConnectionID, error: EngineError) -> [Action] {
         guard let key = keyOfConnection.removeValue(forKey: connection), var host = hosts[key] else { return [] }
         defer { store(host, for: key) }
         host.connecting.remove(connection)
         guard !host.waiters.isEmpty else { return [] }
-        var actions: [Action] = [.failRequest(host.waiters.removeFirst(), error)]
+        var actions: [Action] = [.failRequest(host.takeNextWaiter(), error)]
         // Later waiters get their own attempt, or they would wait for a connection nobody opens.
         if host.needsConnection(limit: maxConnectionsPerHost) {
             actions.append(createConnection(for: key, in: &host))
@@ -202,7 +220,7 @@ package struct ConnectionPoolStateMachine {
             if reusable {
                 if !host.waiters.isEmpty {
                     host.busy.insert(connection)
-                    return [.execute(host.waiters.removeFirst(), on: connection)]
+                    return [.execute(host.takeNextWaiter(), on: connection)]
                 }
                 host.idle.append(IdleConnection(id: connection, since: now))
                 return [.scheduleIdleTimeout(connection, at: now + idleTimeout)]
@@ -261,12 +279,27 @@ package struct ConnectionPoolStateMachine {
                     actions.append(.closeConnection(idle.id))
                 }
                 host.idle.removeAll()
-                for request in host.waiters { actions.append(.failRequest(request, EngineError(.cancelled))) }
+                for waiter in host.waiters { actions.append(.failRequest(waiter.id, EngineError(.cancelled))) }
                 host.waiters.removeAll()
                 store(host, for: key)
             }
             return actions
         }
+    }
+
+    /// Closes every parked connection, of every host (URLSession's `flush`/`reset`): the next
+    /// request opens a new one. Busy and opening connections are left to their exchanges.
+    package mutating func closeIdleConnections() -> [Action] {
+        var actions: [Action] = []
+        for (key, var host) in hosts where !host.idle.isEmpty {
+            for idle in host.idle {
+                keyOfConnection[idle.id] = nil
+                actions.append(.closeConnection(idle.id))
+            }
+            host.idle.removeAll()
+            store(host, for: key)
+        }
+        return actions
     }
 
     /// Connections currently open or opening for `key` (for tests and diagnostics).

@@ -37,6 +37,8 @@ package struct ExchangeRequest: Sendable {
     /// The longest wait for `100 Continue` before the body is sent anyway (curl's
     /// `--expect100-timeout`, 1 s).
     package var continueTimeout: Duration = .seconds(1)
+    /// From 0 to 1: while requests wait for a connection, the highest goes first.
+    package var priority: Float = 0.5
 
     /// Creates a request description.
     package init(

@@ -57,6 +57,20 @@ package final class HTTPClientEngine: Sendable {
         return handle
     }
 
+    /// Closes every parked keep-alive connection on every loop that has started (a loop that
+    /// never started has none), then calls `completion` once, from any thread. Running
+    /// exchanges keep their connections.
+    package func closeIdleConnections(_ completion: @escaping @Sendable () -> Void) {
+        let countdown = Countdown(pools.count, then: completion)
+        for pool in pools {
+            let ran = pool.value.loop.executeIfRunning {
+                pool.value.closeIdleConnections()
+                countdown.tick()
+            }
+            if !ran { countdown.tick() }
+        }
+    }
+
     /// Closes every connection, fails what waits, and stops the loops. Blocks until done;
     /// never call it from a loop thread.
     package func shutdown() {
@@ -92,5 +106,20 @@ package final class ExchangeHandle: @unchecked Sendable {
     /// Resumes reading after the delegate returned ``BodyDemand/pause``.
     package func resumeReading() {
         loop?.execute { [self] in exchange?.resumeReading() }
+    }
+}
+
+/// Calls its closure once, when ``tick()`` has been called `count` times (from any threads).
+private final class Countdown: Sendable {
+    private let left: Atomic<Int>
+    private let then: @Sendable () -> Void
+
+    init(_ count: Int, then: @escaping @Sendable () -> Void) {
+        left = Atomic(count)
+        self.then = then
+    }
+
+    func tick() {
+        if left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { then() }
     }
 }

@@ -157,6 +157,16 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// Runs `task` if the loop's thread runs; a loop that never started (or stopped) is left as
+    /// it is, and `task` does not run: for housekeeping that only concerns work already done
+    /// (closing parked connections), which must not start a thread.
+    /// - Returns: Whether `task` will run.
+    @discardableResult
+    package func executeIfRunning(_ task: @escaping @Sendable () -> Void) -> Bool {
+        let running = inbox.withLock { $0.lifecycle == .running }
+        return running ? execute(task) : false
+    }
+
     /// Runs `task` if the loop has started. A loop that never started has nothing to clean up:
     /// it is stopped instead, at once, and refuses every task from then on, so no work can
     /// start on it after the caller's last word.

@@ -12,6 +12,14 @@ final class LazyTLSContext: Sendable {
         self.configuration = configuration
     }
 
+    /// The context if it was built (nil: no HTTPS request was made yet).
+    var builtContext: TLSClientContext? {
+        built.withLock { built in
+            guard case .success(let context)? = built else { return nil }
+            return context
+        }
+    }
+
     /// The context, or why OpenSSL refused the configuration (the same answer every time).
     var context: Result<TLSClientContext, TLSError> {
         built.withLock { built in

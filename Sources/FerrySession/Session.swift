@@ -114,6 +114,33 @@ public final class Session: Sendable {
         if let delegate { shutDownAfterLastTask(announcingTo: delegate) }
     }
 
+    /// Closes every idle keep-alive connection, so later requests open new ones; running tasks
+    /// keep theirs. `completionHandler` runs on the delegate queue once it is done. (Ferry
+    /// keeps no cookie or credential on disk yet: there is nothing else to flush.)
+    public func flush(completionHandler: @escaping @Sendable () -> Void) {
+        guard case .success(let engine) = engine else { return delegateQueue.async(execute: completionHandler) }
+        let queue = delegateQueue
+        engine.closeIdleConnections { queue.async(execute: completionHandler) }
+    }
+
+    /// ``flush(completionHandler:)``, awaited.
+    public func flush() async {
+        await withCheckedContinuation { continuation in flush { continuation.resume() } }
+    }
+
+    /// Does what ``flush(completionHandler:)`` does and also forgets the TLS sessions and the
+    /// verdicts on server chains the session kept, so every later connection makes a full
+    /// handshake and has its chain verified afresh.
+    public func reset(completionHandler: @escaping @Sendable () -> Void) {
+        tls.builtContext?.forgetSessions()
+        flush(completionHandler: completionHandler)
+    }
+
+    /// ``reset(completionHandler:)``, awaited.
+    public func reset() async {
+        await withCheckedContinuation { continuation in reset { continuation.resume() } }
+    }
+
     /// The tasks that were resumed and have not completed yet (suspended ones included).
     public var allTasks: [SessionTask] {
         registry.withLock { Array($0.running.values) }.sorted { $0.taskIdentifier < $1.taskIdentifier }

@@ -162,8 +162,11 @@ public class SessionTask: @unchecked Sendable {
             let sessionWide = try session.register(self)
             if own == nil, let sessionWide { engineSide.start(delegate: sessionWide) }
             try engineSide.prepareSink(for: originalRequest)
-            let (exchange, engine) = try session.prepare(originalRequest)
-            core.withLock { $0.counts.bytesExpectedToSend = originalRequest.body?.knownLength }
+            var (exchange, engine) = try session.prepare(originalRequest)
+            exchange.priority = core.withLock { core in
+                core.counts.bytesExpectedToSend = originalRequest.body?.knownLength
+                return core.priority
+            }
             let handle = engine.execute(exchange, delegate: self)
             let cancelNow = core.withLock { core -> Bool in
                 core.handle = handle

@@ -34,6 +34,15 @@ struct BoundedCache<Value> {
         return left
     }
 
+    /// Forgets every value.
+    /// - Returns: the values that were stored.
+    mutating func removeAll() -> [Value] {
+        let all = Array(values.values)
+        values.removeAll()
+        order.removeAll()
+        return all
+    }
+
     /// Forgets the value under `key`.
     /// - Returns: the value, if there was one.
     mutating func remove(_ key: String) -> Value? {

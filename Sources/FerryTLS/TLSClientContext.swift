@@ -47,6 +47,13 @@ package final class TLSClientContext: @unchecked Sendable {
         SSL_CTX_free(context)
     }
 
+    /// Forgets every resumable session and every kept approval of a chain, so each later
+    /// connection makes a full handshake whose chain is verified afresh (URLSession's `reset`).
+    package func forgetSessions() {
+        sessions.removeAll()
+        approvals.removeAll()
+    }
+
     /// A new client connection for `serverName` (a DNS name or an IP literal without
     /// brackets) and `port`, resuming a cached session for the pair when allowed.
     package func makeConnection(serverName: String, port: Int) throws(TLSError) -> TLSConnection {
@@ -166,6 +173,11 @@ final class TLSSessionCache: Sendable {
         }
     }
 
+    /// Forgets every session.
+    func removeAll() {
+        entries.withLock { $0.removeAll() }.forEach { SSL_SESSION_free($0.pointer) }
+    }
+
     /// Forgets the session for `key` (the handshake that tried it failed).
     func remove(_ key: String) {
         if let removed = entries.withLock({ $0.remove(key) }) { SSL_SESSION_free(removed.pointer) }
@@ -187,6 +199,11 @@ final class TrustApprovalCache: Sendable {
     /// Keeps `approval` for `key`, replacing an older one.
     func store(_ approval: DefaultTrustApproval, for key: String) {
         _ = entries.withLock { $0.store(approval, for: key) }
+    }
+
+    /// Forgets every approval.
+    func removeAll() {
+        _ = entries.withLock { $0.removeAll() }
     }
 
     /// The approval kept for `key`, if any.

@@ -47,6 +47,57 @@ import Testing
         #expect(pool.connectionCount(for: key) == 1)
     }
 
+    @Test func waitersAreServedHighestPriorityFirstAndInOrderAmongEquals() {
+        var pool = machine(max: 1)
+        #expect(pool.leaseRequested(1, key: key) == [.createConnection(0, key)])
+        _ = pool.leaseRequested(2, key: key, priority: 0.2)
+        _ = pool.leaseRequested(3, key: key, priority: 0.9)
+        _ = pool.leaseRequested(4, key: key, priority: 0.5)
+        _ = pool.leaseRequested(5, key: key, priority: 0.9)
+        #expect(pool.connectionEstablished(0, now: t0) == [.execute(3, on: 0)], "request 1 was not yet served: 3 outranks it")
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.execute(5, on: 0)])
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.execute(1, on: 0)])
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.execute(4, on: 0)])
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.execute(2, on: 0)])
+    }
+
+    @Test func aCancelledHighPriorityWaiterIsSkipped() {
+        var pool = machine(max: 1)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.leaseRequested(2, key: key, priority: 1)
+        let removed = pool.leaseCancelled(2, key: key)
+        #expect(removed)
+        #expect(pool.connectionEstablished(0, now: t0) == [.execute(1, on: 0)])
+    }
+
+    @Test func aFailedConnectFailsTheWaiterItWouldHaveServed() {
+        var pool = machine(max: 1)
+        _ = pool.leaseRequested(1, key: key, priority: 0.1)
+        _ = pool.leaseRequested(2, key: key, priority: 0.8)
+        let error = EngineError(.cancelled)
+        #expect(pool.connectionFailed(0, error: error) == [.failRequest(2, error), .createConnection(1, key)])
+    }
+
+    @Test func closingIdleConnectionsLeavesBusyOnesAndOpensNewOnesAfterwards() {
+        var pool = machine(max: 2)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.leaseRequested(2, key: other)
+        _ = pool.leaseRequested(3, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        _ = pool.connectionEstablished(1, now: t0)
+        _ = pool.connectionEstablished(2, now: t0)
+        _ = pool.exchangeFinished(on: 0, reusable: true, now: t0)
+        _ = pool.exchangeFinished(on: 1, reusable: true, now: t0)
+        let closed = pool.closeIdleConnections()
+        #expect(closed.count == 2 && closed.contains(.closeConnection(0)) && closed.contains(.closeConnection(1)),
+                "connection 2 is busy and stays: \(closed)")
+        #expect(pool.idleCount(for: key) == 0)
+        #expect(pool.connectionCount(for: key) == 1)
+        let again = pool.closeIdleConnections()
+        #expect(again.isEmpty)
+        #expect(pool.leaseRequested(4, key: other) == [.createConnection(3, other)])
+    }
+
     @Test func limitsAreCountedPerKey() {
         var pool = machine(max: 1)
         #expect(pool.leaseRequested(1, key: key) == [.createConnection(0, key)])

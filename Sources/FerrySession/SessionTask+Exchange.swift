@@ -115,6 +115,7 @@ extension SessionTask: ExchangeDelegate {
             core.publishProgress(uploads: uploads)
             return core.machine.bodyDelivered(outputWantsMore: wantsMore)
         }
+        if let observer = engineSide.writeObserver { reportWrite(to: observer.delegate, of: observer.task) }
         switch demand {
         case .more: return .more
         case .pause: return .pause
@@ -140,6 +141,29 @@ extension SessionTask: ExchangeDelegate {
             run(action)
         }
         return queued < ResponseBodyBuffer.highWaterMark
+    }
+
+    /// Tells a download delegate what was written, coalesced: one call waits on the delegate
+    /// queue at a time and reports the totals when it runs (the bytes just written are counted
+    /// already).
+    func reportWrite(to delegate: any SessionDownloadDelegate, of task: DownloadTask) {
+        let schedule = core.withLock { core -> Bool in
+            guard !core.writeReportPending else { return false }
+            core.writeReportPending = true
+            return true
+        }
+        guard schedule else { return }
+        session.delegateQueue.async { [self] in
+            let (written, total, expected) = core.withLock { core -> (Int64, Int64, Int64?) in
+                core.writeReportPending = false
+                let written = core.counts.bytesReceived - core.bytesReportedWritten
+                core.bytesReportedWritten = core.counts.bytesReceived
+                return (written, core.counts.bytesReceived, core.counts.bytesExpectedToReceive)
+            }
+            guard written > 0 else { return }
+            delegate.session(session, downloadTask: task, didWriteData: written, totalBytesWritten: total,
+                             totalBytesExpectedToWrite: expected)
+        }
     }
 
     /// The stream's consumer drained its buffer.

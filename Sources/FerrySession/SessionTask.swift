@@ -157,10 +157,10 @@ public class SessionTask: @unchecked Sendable {
     /// The first resume: register with the session, open what the task writes to, start.
     private func startFirstExchange() {
         let own = core.withLock { $0.delegate }
-        engineSide.start(delegate: own)
+        engineSide.start(delegate: own, for: self)
         do throws(NetworkError) {
             let sessionWide = try session.register(self)
-            if own == nil, let sessionWide { engineSide.start(delegate: sessionWide) }
+            if own == nil, let sessionWide { engineSide.start(delegate: sessionWide, for: self) }
             try engineSide.prepareSink(for: originalRequest)
             var (exchange, engine) = try session.prepare(originalRequest)
             exchange.priority = core.withLock { core in

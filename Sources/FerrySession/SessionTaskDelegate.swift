@@ -102,9 +102,25 @@ public enum ResponseDisposition: Sendable, Equatable {
 
 /// Receives a download task's file: the counterpart of `URLSessionDownloadDelegate`.
 public protocol SessionDownloadDelegate: SessionTaskDelegate {
+    /// Body bytes were written to the file. Calls are coalesced: while one waits on the
+    /// delegate queue, later writes only add to the totals it reports, so a slow delegate
+    /// never holds a backlog.
+    /// - Parameters:
+    ///   - bytesWritten: Bytes written since the last call.
+    ///   - totalBytesWritten: Bytes written so far.
+    ///   - totalBytesExpectedToWrite: The body's announced length, if known.
+    func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                 totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?)
+
     /// The body is complete in a temporary file at `location`. Move or open it before
     /// returning: it is removed afterwards.
     func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL)
+}
+
+extension SessionDownloadDelegate {
+    /// Does nothing.
+    public func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?) {}
 }
 
 /// Receives session-wide events: the counterpart of `URLSessionDelegate`.

@@ -20,6 +20,11 @@ struct TaskCore {
     /// Body bytes handed to the delegate queue and not yet delivered there (a data delegate's
     /// `didReceive data`): the output's fill level when the delegate is the output.
     var bytesQueuedForDelegate = 0
+    /// A download's `didWriteData` call waits on the delegate queue; it reports what was
+    /// written up to when it runs.
+    var writeReportPending = false
+    /// Bytes a download's delegate has been told of.
+    var bytesReportedWritten: Int64 = 0
     /// The outcome was delivered (or is being delivered): nothing more happens.
     private(set) var isFinished = false
 

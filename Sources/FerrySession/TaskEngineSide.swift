@@ -32,6 +32,8 @@ final class TaskEngineSide: @unchecked Sendable {
     private(set) var file: DownloadFile?
     /// The task's delegate, else the session's task delegate; fixed when the task starts.
     private(set) var delegate: (any SessionTaskDelegate)?
+    /// The download delegate to tell of writes, and the task as it knows it.
+    private(set) var writeObserver: (delegate: any SessionDownloadDelegate, task: DownloadTask)?
     /// When the task started (wall clock), for metrics.
     private(set) var fetchStart = Date()
     /// One entry per finished exchange.
@@ -48,8 +50,13 @@ final class TaskEngineSide: @unchecked Sendable {
     }
 
     /// The task starts: the delegate is fixed from here on.
-    func start(delegate: (any SessionTaskDelegate)?) {
+    func start(delegate: (any SessionTaskDelegate)?, for task: SessionTask) {
         self.delegate = delegate
+        if case .file = sink, let downloadDelegate = delegate as? any SessionDownloadDelegate, let downloadTask = task as? DownloadTask {
+            writeObserver = (downloadDelegate, downloadTask)
+        } else {
+            writeObserver = nil
+        }
         fetchStart = Date()
     }
 
@@ -188,6 +195,7 @@ final class TaskEngineSide: @unchecked Sendable {
             if let temporaryFile { unlink(temporaryFile) }
         }
         self.delegate = nil
+        writeObserver = nil
     }
 }
 

@@ -213,13 +213,22 @@ struct SessionTaskTests {
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
             let delegate = RecordingDelegate(queue: session.delegateQueue)
-            let task = session.downloadTask(with: NetworkRequest(url: server.url("/bytes/120000")))
+            let task = session.downloadTask(with: NetworkRequest(url: server.url("/bytes/\(3 << 20)")))
             task.delegate = delegate
             task.resume()
             #expect(await waitUntil { delegate.completion != nil })
-            #expect(delegate.names == ["head", "response", "metrics", "downloaded", "complete"])
+            #expect(delegate.names.filter { $0 != "wrote" } == ["head", "response", "metrics", "downloaded", "complete"])
+            #expect(delegate.names.lastIndex(of: "wrote")! < delegate.names.firstIndex(of: "metrics")!)
+            var written: Int64 = 0
+            for case .wrote(let bytes, let total, let expected) in delegate.events {
+                written += bytes
+                #expect(bytes > 0)
+                #expect(total == written, "totals add up the pieces")
+                #expect(expected == 3 << 20)
+            }
+            #expect(written == 3 << 20, "every byte written was reported")
             for case .downloaded(let location, let data) in delegate.events {
-                #expect(data.map(Array.init) == TestBytes.pattern(count: 120_000))
+                #expect(data.map(Array.init) == TestBytes.pattern(count: 3 << 20))
                 #expect(await waitUntil { !FileManager.default.fileExists(atPath: location.path) })
             }
         }

@@ -83,6 +83,8 @@ final class RecordingDelegate: SessionDataDelegate, SessionDownloadDelegate {
         case sentBody(bytes: Int64, total: Int64, expected: Int64?)
         case response(NetworkResponse)
         case data(Data)
+        /// A download's progress report.
+        case wrote(bytes: Int64, total: Int64, expected: Int64?)
         /// A download's file, and its contents read while it still existed.
         case downloaded(URL, Data?)
         case metrics(TaskMetrics)
@@ -124,6 +126,7 @@ final class RecordingDelegate: SessionDataDelegate, SessionDownloadDelegate {
             case .sentBody: return "body"
             case .response: return "response"
             case .data: return "data"
+            case .wrote: return "wrote"
             case .downloaded: return "downloaded"
             case .metrics: return "metrics"
             case .completed: return "complete"
@@ -166,6 +169,11 @@ final class RecordingDelegate: SessionDataDelegate, SessionDownloadDelegate {
 
     func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
         record(.data(data))
+    }
+
+    func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                 totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?) {
+        record(.wrote(bytes: bytesWritten, total: totalBytesWritten, expected: totalBytesExpectedToWrite))
     }
 
     func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {

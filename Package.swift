@@ -61,9 +61,9 @@ let package = Package(
         .target(name: "FerryTLS", dependencies: ["COpenSSL", "CFerryShims"]),
         .target(
             name: "FerryEngine",
-            dependencies: ["FerryIO", "FerryWire", "FerryTLS", "CFerryShims", "CZlib", "COpenSSL", httpTypes, logging]
+            dependencies: ["FerryIO", "FerryWire", "FerryTLS", "CFerryShims", "CZlib", httpTypes]
         ),
-        .target(name: "FerrySession", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "FerryTLS", httpTypes, logging]),
+        .target(name: "FerrySession", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "FerryTLS", httpTypes]),
         .target(
             name: "FerryReachability",
             dependencies: ["FerryIO", "CFerryShims", logging],

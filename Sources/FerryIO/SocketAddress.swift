@@ -73,8 +73,7 @@ package struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     /// Parses a numeric IPv4 (`127.0.0.1`) or IPv6 (`::1`, also `[::1]`) address; nil for
     /// anything else, including names. IPv6 zone suffixes (`%eth0`) are left to the resolver.
     package init?(ipAddress: String, port: UInt16) {
-        var text = Substring(ipAddress)
-        if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
+        let text = HostName.unbracketed(ipAddress)
         var inet = in_addr()
         if inet_pton(AF_INET, String(text), &inet) == 1 {
             address = .v4(inet.s_addr)

@@ -1,4 +1,5 @@
 import FerryEngine
+import FerryIO
 import FerryWire
 import FoundationEssentials
 import HTTPTypes
@@ -23,7 +24,7 @@ enum RequestPreparation {
         guard let host = url.host(percentEncoded: false), !host.isEmpty else {
             throw NetworkError(SessionFailure.badURL("URL has no host: \(url.absoluteString)"), url: url)
         }
-        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let bareHost = String(HostName.unbracketed(host))
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else {
             throw NetworkError(SessionFailure.badURL("port \(port) is out of range"), url: url)

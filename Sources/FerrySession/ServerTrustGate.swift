@@ -1,5 +1,6 @@
 import Dispatch
 import FerryEngine
+import FerryIO
 import FerryTLS
 
 /// The session's side of server trust: asks the session delegate's server-trust challenge
@@ -58,7 +59,6 @@ enum ServerTrustGate {
 
     /// Lower case, without IPv6 brackets: how pool keys and ``ServerTrust/host`` spell hosts.
     private static func normalized(_ host: String) -> String {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return bare.lowercased()
+        HostName.unbracketed(host).lowercased()
     }
 }

@@ -56,9 +56,11 @@ let package = Package(
         .target(name: "CFerryShims", dependencies: ["COpenSSL", "CZlib"]),
 
         // MARK: - Library modules (arrows point down only)
-        .target(name: "FerryIO", dependencies: ["CFerryShims", logging]),
-        .target(name: "FerryWire", dependencies: [httpTypes]),
-        .target(name: "FerryTLS", dependencies: ["COpenSSL", "CFerryShims"]),
+        // The vocabulary the modules below the engine share: ErrorKind, HostName. Pure Swift.
+        .target(name: "FerryBase"),
+        .target(name: "FerryIO", dependencies: ["FerryBase", "CFerryShims", logging]),
+        .target(name: "FerryWire", dependencies: ["FerryBase", httpTypes]),
+        .target(name: "FerryTLS", dependencies: ["FerryBase", "COpenSSL", "CFerryShims"]),
         .target(
             name: "FerryEngine",
             dependencies: ["FerryIO", "FerryWire", "FerryTLS", "CFerryShims", "CZlib", httpTypes]
@@ -86,6 +88,7 @@ let package = Package(
             // TLS test certificates (Scripts/make-test-certificates), read by path, not compiled.
             exclude: ["Certificates"]
         ),
+        .testTarget(name: "FerryBaseTests", dependencies: ["FerryBase"]),
         .testTarget(name: "FerryWireTests", dependencies: ["FerryWire", httpTypes], resources: [.copy("Fixtures")]),
         .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "CFerryShims"]),
         .testTarget(name: "FerryEngineTests", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "TestSupport", httpTypes]),

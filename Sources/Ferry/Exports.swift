@@ -5,4 +5,5 @@
 @_exported import FerryReachability
 @_exported import FerryWire
 @_exported import FerryIO
+@_exported import FerryBase
 @_exported import HTTPTypes

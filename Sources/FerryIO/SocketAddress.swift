@@ -1,3 +1,4 @@
+import FerryBase
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import FerryEngine
-import FerryIO
+import FerryBase
 import FerryWire
 import FoundationEssentials
 import HTTPTypes

@@ -1,6 +1,6 @@
 import Dispatch
 import FerryEngine
-import FerryIO
+import FerryBase
 import FerryTLS
 
 /// The session's side of server trust: asks the session delegate's server-trust challenge

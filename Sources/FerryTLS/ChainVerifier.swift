@@ -81,8 +81,7 @@ enum ChainVerifier {
     /// without an IPv6 zone (`%eth0`, meaningless to a certificate), and without one trailing
     /// dot (`example.com.` is the same absolute name, RFC 6125 §6.4.1).
     static func normalized(_ host: String) -> String {
-        var name = Substring(host)
-        if name.hasPrefix("["), name.hasSuffix("]") { name = name.dropFirst().dropLast() }
+        var name = HostName.unbracketed(host)
         if name.contains(":"), let zone = name.firstIndex(of: "%") { name = name[..<zone] }
         if name.count > 1, name.hasSuffix(".") { name = name.dropLast() }
         return String(name)

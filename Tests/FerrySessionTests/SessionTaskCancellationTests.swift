@@ -32,7 +32,7 @@ struct SessionTaskCancellationTests {
         defer { server.shutdown() }
         // A connection being opened for a cancelled task goes on opening, for the next task
         // (the pool's rule), bounded by the connect timeout, which covers the handshake.
-        let session = Session(configuration: try TLSSessionTest.configuration { $0.timeoutIntervalForConnect = .seconds(3) })
+        let session = Session(configuration: try TLSSessionTest.configuration { $0.timeoutIntervalForConnect = .seconds(10) })
         defer { session.invalidateAndCancel() }
         let url = try #require(URL(string: "https://localhost:\(server.port)/"))
         let task = session.dataTask(with: NetworkRequest(url: url))

@@ -1,8 +1,9 @@
 /// What went wrong in an error of `Domain`: a stable name for programs and a phrase for people.
 ///
 /// An open set, like `URLError.Code`: each error type lists its kinds as static members (for
-/// example ``HTTPParseError/Kind/invalidChunkSize``), new ones can be added without breaking
-/// callers, and kinds compare by name.
+/// example `HTTPParseError.Kind.invalidChunkSize`, `TLSError.Kind.handshakeFailed`), new ones
+/// can be added without breaking callers, and kinds compare by name. FerryWire's and
+/// FerryTLS's errors share it, which is why it lives in FerryBase, below both.
 public struct ErrorKind<Domain>: Hashable, Sendable, CustomStringConvertible {
     /// A short stable name, such as `invalidChunkSize`, for programs and logs.
     public let name: String

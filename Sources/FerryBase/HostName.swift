@@ -2,7 +2,11 @@
 /// brackets (`[::1]`, RFC 3986 §3.2.2); sockets, pool keys, SNI and trust checks want it bare.
 public enum HostName {
     /// `host` without the brackets of an IPv6 literal (`[::1]` → `::1`); anything else as it is.
-    public static func unbracketed<S: StringProtocol>(_ host: S) -> S.SubSequence {
-        host.hasPrefix("[") && host.hasSuffix("]") ? host.dropFirst().dropLast() : host[...]
+    /// Inlinable and not generic: it runs on every request.
+    @inlinable
+    public static func unbracketed(_ host: String) -> Substring {
+        let utf8 = host.utf8
+        guard utf8.count >= 2, utf8.first == UInt8(ascii: "["), utf8.last == UInt8(ascii: "]") else { return host[...] }
+        return host.dropFirst().dropLast()
     }
 }

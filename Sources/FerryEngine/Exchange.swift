@@ -50,7 +50,9 @@ final class Exchange {
     /// unknown length (unless the caller set an `Expect` itself). Returns whether the head now
     /// expects `100 Continue` (the caller's own `100-continue` counts).
     static func announcesContinue(_ head: inout RequestHead, length: Int64?, threshold: Int64?) -> Bool {
-        if let expect = head.headerFields[.expect] { return expect.lowercased() == "100-continue" && length != 0 }
+        // Most requests have no body: decided without looking at a field.
+        guard length != 0 else { return false }
+        if let expect = head.headerFields[.expect] { return expect.lowercased() == "100-continue" }
         guard let threshold, length.map({ $0 > threshold }) ?? true else { return false }
         head.headerFields[.expect] = "100-continue"
         return true

@@ -44,7 +44,6 @@ extension SessionTask: ExchangeDelegate {
         typealias Waiter = CheckedContinuation<Result<TaskResult, NetworkError>, Never>
         let (waiter, demand) = core.withLock { core -> (Waiter?, TaskStateMachine.Demand) in
             core.response = response
-            core.counts.bytesExpectedToReceive = response.expectedContentLength
             let demand = core.machine.headReceived(needsDecision: decider != nil)
             guard case .waiter(let continuation, atHead: true) = core.completion else { return (nil, demand) }
             core.completion = .none
@@ -158,7 +157,7 @@ extension SessionTask: ExchangeDelegate {
                 core.writeReportPending = false
                 let written = core.counts.bytesReceived - core.bytesReportedWritten
                 core.bytesReportedWritten = core.counts.bytesReceived
-                return (written, core.counts.bytesReceived, core.counts.bytesExpectedToReceive)
+                return (written, core.counts.bytesReceived, core.bytesExpectedToReceive())
             }
             guard written > 0 else { return }
             delegate.session(session, downloadTask: task, didWriteData: written, totalBytesWritten: total,

@@ -89,7 +89,7 @@ public class SessionTask: @unchecked Sendable {
     /// Response body bytes received so far (after content decoding).
     public var countOfBytesReceived: Int64 { core.withLock { $0.counts.bytesReceived } }
     /// The response body's announced length, when known (never for a content-encoded body).
-    public var countOfBytesExpectedToReceive: Int64? { core.withLock { $0.counts.bytesExpectedToReceive } }
+    public var countOfBytesExpectedToReceive: Int64? { core.withLock { $0.bytesExpectedToReceive() } }
 
     /// How far the task has come: body bytes received against those expected (for an upload
     /// task, body bytes sent against the body's length).

@@ -25,6 +25,8 @@ struct TaskCore {
     var writeReportPending = false
     /// Bytes a download's delegate has been told of.
     var bytesReportedWritten: Int64 = 0
+    /// ``bytesExpectedToReceive()`` once worked out (an absent length is kept as `.some(nil)`).
+    private var expectedToReceive: Int64??
     /// The outcome was delivered (or is being delivered): nothing more happens.
     private(set) var isFinished = false
 
@@ -58,18 +60,28 @@ struct TaskCore {
         return ending
     }
 
+    /// The response body's announced length, once the head arrived: worked out from its
+    /// fields the first time someone asks (most requests never do), then kept.
+    mutating func bytesExpectedToReceive() -> Int64? {
+        if let known = expectedToReceive { return known }
+        guard let response else { return nil }
+        let length = response.expectedContentLength
+        expectedToReceive = .some(length)
+        return length
+    }
+
     /// The progress value for the current counts.
-    func progress(uploads: Bool) -> TaskProgress {
+    mutating func progress(uploads: Bool) -> TaskProgress {
         if uploads {
             return TaskProgress(completedUnitCount: counts.bytesSent, totalUnitCount: counts.bytesExpectedToSend,
                                 isFinished: isFinished)
         }
-        return TaskProgress(completedUnitCount: counts.bytesReceived, totalUnitCount: counts.bytesExpectedToReceive,
+        return TaskProgress(completedUnitCount: counts.bytesReceived, totalUnitCount: bytesExpectedToReceive(),
                             isFinished: isFinished)
     }
 
     /// Tells progress observers, if any (none: no work).
-    func publishProgress(uploads: Bool) {
+    mutating func publishProgress(uploads: Bool) {
         guard !progressObservers.isEmpty else { return }
         let value = progress(uploads: uploads)
         for observer in progressObservers { observer.yield(value) }
@@ -81,7 +93,6 @@ struct TaskCounts: Sendable {
     var bytesSent: Int64 = 0
     var bytesExpectedToSend: Int64?
     var bytesReceived: Int64 = 0
-    var bytesExpectedToReceive: Int64?
 }
 
 /// How far a task has come: a Sendable value (the library does not link the full Foundation,

@@ -158,10 +158,12 @@ final class TaskEngineSide: @unchecked Sendable {
     /// call; then a temporary file is removed.
     func deliverCompletion(of task: SessionTask, outcome: Result<TaskResult, NetworkError>, metrics: TaskMetrics?,
                            ending: TaskCore.Ending) {
-        let finalProgress = task.progress
-        for observer in ending.observers {
-            observer.yield(finalProgress)
-            observer.finish()
+        if !ending.observers.isEmpty {
+            let finalProgress = task.progress
+            for observer in ending.observers {
+                observer.yield(finalProgress)
+                observer.finish()
+            }
         }
         let temporaryFile: String?
         if case .file(destination: nil) = sink, case .success(let result) = outcome { temporaryFile = result.location?.path } else { temporaryFile = nil }

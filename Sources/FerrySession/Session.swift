@@ -32,6 +32,7 @@ public final class Session: Sendable {
     private let tls: LazyTLSContext
     private let serverTrustCheck: ServerTrustCheck?
     private let registry: Mutex<TaskRegistry>
+    private let lastTaskIdentifier = Atomic<Int>(0)
     private let isShared: Bool
 
     /// Creates a session.
@@ -168,7 +169,7 @@ public final class Session: Sendable {
 
     /// A new task identifier.
     func nextTaskIdentifier() -> Int {
-        registry.withLock { $0.nextIdentifier() }
+        lastTaskIdentifier.add(1, ordering: .relaxed).newValue
     }
 
     /// A task starts: the session keeps it until it completes.

@@ -66,8 +66,9 @@ public class SessionTask: @unchecked Sendable {
         set { core.withLock { $0.taskDescription = newValue } }
     }
 
-    /// How urgent the task is, from 0 (lowest) to 1 (highest); 0.5 by default. Values outside
-    /// the range are clamped.
+    /// How urgent the task is, from 0 (lowest) to 1 (highest); 0.5 by default. While tasks
+    /// wait for a connection to the same host, the most urgent gets the next free one. Read
+    /// when the task starts; values outside the range are clamped.
     public var priority: Float {
         get { core.withLock { $0.priority } }
         set { core.withLock { $0.priority = min(1, max(0, newValue)) } }
@@ -156,17 +157,17 @@ public class SessionTask: @unchecked Sendable {
 
     /// The first resume: register with the session, open what the task writes to, start.
     private func startFirstExchange() {
-        let own = core.withLock { $0.delegate }
+        let (own, priority) = core.withLock { core in
+            core.counts.bytesExpectedToSend = originalRequest.body?.knownLength
+            return (core.delegate, core.priority)
+        }
         engineSide.start(delegate: own, for: self)
         do throws(NetworkError) {
             let sessionWide = try session.register(self)
             if own == nil, let sessionWide { engineSide.start(delegate: sessionWide, for: self) }
             try engineSide.prepareSink(for: originalRequest)
             var (exchange, engine) = try session.prepare(originalRequest)
-            exchange.priority = core.withLock { core in
-                core.counts.bytesExpectedToSend = originalRequest.body?.knownLength
-                return core.priority
-            }
+            exchange.priority = priority
             let handle = engine.execute(exchange, delegate: self)
             let cancelNow = core.withLock { core -> Bool in
                 core.handle = handle

@@ -8,7 +8,6 @@ struct TaskRegistry {
     /// The session delegate as a task delegate, for tasks without their own.
     private var sessionWideTaskDelegate: (any SessionTaskDelegate)?
     private(set) var running: [Int: SessionTask] = [:]
-    private var lastIdentifier = 0
     private var phase = Phase.valid
 
     private enum Phase {
@@ -26,11 +25,6 @@ struct TaskRegistry {
     init(delegate: (any SessionDelegate)?) {
         self.delegate = delegate
         sessionWideTaskDelegate = delegate as? any SessionTaskDelegate
-    }
-
-    mutating func nextIdentifier() -> Int {
-        lastIdentifier += 1
-        return lastIdentifier
     }
 
     /// Registers a starting task. Returns the session-wide task delegate (wrapped: it may be

@@ -202,9 +202,11 @@ public final class Session: Sendable {
         delegateQueue.async { [self] in delegate.session(self, didBecomeInvalidWithError: nil) }
     }
 
-    /// The engine's form of `request`, and the engine to run it.
-    func prepare(_ request: NetworkRequest) throws(NetworkError) -> (ExchangeRequest, HTTPClientEngine) {
+    /// The engine's form of `request` (waiting for a connection with `priority`), and the
+    /// engine to run it.
+    func prepare(_ request: NetworkRequest, priority: Float) throws(NetworkError) -> (ExchangeRequest, HTTPClientEngine) {
         var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration)
+        exchange.priority = priority
         if exchange.key.scheme == "https" {
             switch tls.context {
             case .success(let context):

@@ -38,14 +38,16 @@ public class SessionTask: @unchecked Sendable {
 
     let core: Mutex<TaskCore>
     /// Engine-side state: touched by the exchange's callbacks on its loop thread (one at a
-    /// time, in order), and before the first exchange by the thread that resumes the task.
-    let engineSide: TaskEngineSide
+    /// time, in order), and before the first exchange by the thread that resumes the task
+    /// (the loop's task queue orders the two). Never touched by two threads at once, so the
+    /// runtime's exclusivity checks, a call each per access, are left out.
+    @exclusivity(unchecked) var engineSide: TaskEngineSide
 
     init(session: Session, identifier: Int, request: NetworkRequest, sink: TaskEngineSide.Sink, kind: TaskKind) {
         self.session = session
         taskIdentifier = identifier
         originalRequest = request
-        core = Mutex(TaskCore(request: request))
+        core = Mutex(TaskCore())
         engineSide = TaskEngineSide(sink: sink, kind: kind)
     }
 
@@ -54,7 +56,7 @@ public class SessionTask: @unchecked Sendable {
     /// Where the task is in its life.
     public var state: State { core.withLock { $0.machine.publicState } }
     /// The request the task is running now: ``originalRequest`` until a redirect replaces it.
-    public var currentRequest: NetworkRequest { core.withLock { $0.currentRequest } }
+    public var currentRequest: NetworkRequest { core.withLock { $0.replacedRequest } ?? originalRequest }
     /// The response head, once it arrived.
     public var response: NetworkResponse? { core.withLock { $0.response } }
     /// Why the task failed, once it completed with an error; nil while it runs or after success.
@@ -166,8 +168,7 @@ public class SessionTask: @unchecked Sendable {
             let sessionWide = try session.register(self)
             if own == nil, let sessionWide { engineSide.start(delegate: sessionWide, for: self) }
             try engineSide.prepareSink(for: originalRequest)
-            var (exchange, engine) = try session.prepare(originalRequest)
-            exchange.priority = priority
+            let (exchange, engine) = try session.prepare(originalRequest, priority: priority)
             let handle = engine.execute(exchange, delegate: self)
             let cancelNow = core.withLock { core -> Bool in
                 core.handle = handle

@@ -8,7 +8,9 @@ struct TaskCore {
     var machine = TaskStateMachine()
     /// Controls the running exchange; set once the engine accepted it.
     var handle: ExchangeHandle?
-    var currentRequest: NetworkRequest
+    /// The request a redirect or retry replaced the original with; nil while it is the
+    /// original (kept out of the common case: a copy of the request per task costs).
+    var replacedRequest: NetworkRequest?
     var response: NetworkResponse?
     var error: NetworkError?
     var taskDescription: String?
@@ -30,9 +32,7 @@ struct TaskCore {
     /// The outcome was delivered (or is being delivered): nothing more happens.
     private(set) var isFinished = false
 
-    init(request: NetworkRequest) {
-        currentRequest = request
-    }
+    init() {}
 
     /// What must happen once the lock is released, when the task ends.
     struct Ending {

@@ -10,8 +10,9 @@ import FoundationEssentials
 /// the delegate chosen when it started, and the metrics of its exchanges.
 ///
 /// Confined: written by the thread that resumes the task before its first exchange starts,
-/// then only by the exchange's callbacks on its loop thread, one at a time.
-final class TaskEngineSide: @unchecked Sendable {
+/// then only by the exchange's callbacks on its loop thread, one at a time. A value stored in
+/// the task (not an object of its own: one allocation fewer per request).
+struct TaskEngineSide {
     /// Where response body bytes go.
     enum Sink {
         /// Collected in memory for a completion handler or an async call.
@@ -45,12 +46,12 @@ final class TaskEngineSide: @unchecked Sendable {
     }
 
     /// The body goes to a ``ResponseBody`` consumer (before the task starts).
-    func stream(into buffer: ResponseBodyBuffer) {
+    mutating func stream(into buffer: ResponseBodyBuffer) {
         sink = .stream(buffer)
     }
 
     /// The task starts: the delegate is fixed from here on.
-    func start(delegate: (any SessionTaskDelegate)?, for task: SessionTask) {
+    mutating func start(delegate: (any SessionTaskDelegate)?, for task: SessionTask) {
         self.delegate = delegate
         if case .file = sink, let downloadDelegate = delegate as? any SessionDownloadDelegate, let downloadTask = task as? DownloadTask {
             writeObserver = (downloadDelegate, downloadTask)
@@ -62,7 +63,7 @@ final class TaskEngineSide: @unchecked Sendable {
 
     /// Opens what the task writes to before any byte is requested.
     /// - Throws: ``NetworkError/Code/cannotCreateFile`` when a download's file cannot be made.
-    func prepareSink(for request: NetworkRequest) throws(NetworkError) {
+    mutating func prepareSink(for request: NetworkRequest) throws(NetworkError) {
         guard case .file(let destination) = sink else { return }
         do throws(SystemError) {
             if let destination {
@@ -79,7 +80,7 @@ final class TaskEngineSide: @unchecked Sendable {
 
     /// Hands body bytes to the output. Returns whether the output wants more, or the error
     /// that stops the exchange (a file that cannot be written).
-    func deliver(_ bytes: UnsafeRawBufferPointer, of task: SessionTask) -> Result<Bool, EngineError> {
+    mutating func deliver(_ bytes: UnsafeRawBufferPointer, of task: SessionTask) -> Result<Bool, EngineError> {
         switch sink {
         case .memory:
             collected.append(contentsOf: bytes)
@@ -120,8 +121,11 @@ final class TaskEngineSide: @unchecked Sendable {
     }
 
     /// Hands an array the engine read body bytes into to a stream's consumer.
-    func deliver(owned chunk: consuming [UInt8], of task: SessionTask) -> Result<Bool, EngineError> {
-        guard case .stream(let buffer) = sink else { return chunk.withUnsafeBytes { deliver($0, of: task) } }
+    mutating func deliver(owned chunk: consuming [UInt8], of task: SessionTask) -> Result<Bool, EngineError> {
+        guard case .stream(let buffer) = sink else {
+            let bytes = chunk
+            return bytes.withUnsafeBytes { deliver($0, of: task) }
+        }
         return .success(buffer.append(consume chunk))
     }
 
@@ -147,7 +151,7 @@ final class TaskEngineSide: @unchecked Sendable {
 
     /// The exchange failed: a partial download is removed (URLSession's rule; resumable
     /// downloads will keep it on purpose).
-    func discardPartialOutput() {
+    mutating func discardPartialOutput() {
         file?.discard()
         file = nil
         collected = Data()
@@ -156,7 +160,7 @@ final class TaskEngineSide: @unchecked Sendable {
     /// Tells everyone who waits how the task ended, in URLSession's order: metrics, the
     /// downloaded file, completion to the delegate; then the completion handler or the awaiting
     /// call; then a temporary file is removed.
-    func deliverCompletion(of task: SessionTask, outcome: Result<TaskResult, NetworkError>, metrics: TaskMetrics?,
+    mutating func deliverCompletion(of task: SessionTask, outcome: Result<TaskResult, NetworkError>, metrics: TaskMetrics?,
                            ending: TaskCore.Ending) {
         if !ending.observers.isEmpty {
             let finalProgress = task.progress

@@ -144,7 +144,7 @@ public final class Session: Sendable {
 
     /// The tasks that were resumed and have not completed yet (suspended ones included).
     public var allTasks: [SessionTask] {
-        registry.withLock { Array($0.running.values) }.sorted { $0.taskIdentifier < $1.taskIdentifier }
+        registry.withLock { $0.running }.sorted { $0.taskIdentifier < $1.taskIdentifier }
     }
 
     /// Calls `completionHandler` on the delegate queue with ``allTasks``.

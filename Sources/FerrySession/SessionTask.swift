@@ -37,6 +37,9 @@ public class SessionTask: @unchecked Sendable {
     public let session: Session
 
     let core: Mutex<TaskCore>
+    /// Where the session's ``TaskRegistry`` keeps this task while it runs (-1: not there).
+    /// Read and written only under the session's registry lock.
+    @exclusivity(unchecked) var registryIndex = -1
     /// Engine-side state: touched by the exchange's callbacks on its loop thread (one at a
     /// time, in order), and before the first exchange by the thread that resumes the task
     /// (the loop's task queue orders the two). Never touched by two threads at once, so the

@@ -54,9 +54,10 @@ struct TaskCore {
         handle = nil
         // The caller's objects are let go of: a finished task keeps no delegate alive.
         delegate = nil
-        let ending = Ending(completion: completion, observers: progressObservers)
-        completion = .none
-        progressObservers = []
+        // Moved out, not copied: no retain of what is handed over, no release of what is left.
+        var ending = Ending(completion: .none, observers: [])
+        swap(&ending.completion, &completion)
+        swap(&ending.observers, &progressObservers)
         return ending
     }
 

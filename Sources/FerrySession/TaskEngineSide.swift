@@ -171,21 +171,23 @@ struct TaskEngineSide {
         }
         let temporaryFile: String?
         if case .file(destination: nil) = sink, case .success(let result) = outcome { temporaryFile = result.location?.path } else { temporaryFile = nil }
-        let frontEnd = FrontEnd(completion: ending.completion, sink: sink, outcome: outcome)
-        let session = task.session
         guard let delegate else {
             switch ending.completion {
             case .handler:
-                session.delegateQueue.async {
+                let frontEnd = FrontEnd(completion: ending.completion, sink: sink, outcome: outcome)
+                task.session.delegateQueue.async {
                     frontEnd.run()
                     if let temporaryFile { unlink(temporaryFile) }
                 }
             case .waiter, .none:
-                frontEnd.run()
+                // The common case (an async call without a delegate): straight from here.
+                FrontEnd.run(ending.completion, sink: sink, outcome: outcome)
                 if let temporaryFile { unlink(temporaryFile) }
             }
             return
         }
+        let frontEnd = FrontEnd(completion: ending.completion, sink: sink, outcome: outcome)
+        let session = task.session
         let error = outcome.failureValue
         session.delegateQueue.async {
             if let metrics { delegate.session(session, task: task, didFinishCollecting: metrics) }
@@ -213,6 +215,10 @@ private struct FrontEnd: @unchecked Sendable {
     let outcome: Result<TaskResult, NetworkError>
 
     func run() {
+        Self.run(completion, sink: sink, outcome: outcome)
+    }
+
+    static func run(_ completion: TaskCompletion, sink: TaskEngineSide.Sink, outcome: Result<TaskResult, NetworkError>) {
         switch completion {
         case .none: break
         case .waiter(let continuation, _): continuation.resume(returning: outcome)

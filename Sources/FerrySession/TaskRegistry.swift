@@ -7,7 +7,9 @@ struct TaskRegistry {
     private(set) var delegate: (any SessionDelegate)?
     /// The session delegate as a task delegate, for tasks without their own.
     private var sessionWideTaskDelegate: (any SessionTaskDelegate)?
-    private(set) var running: [Int: SessionTask] = [:]
+    /// In no particular order. Each task knows its place (``SessionTask/registryIndex``), so
+    /// adding and removing one hashes nothing: this runs twice per request.
+    private(set) var running: [SessionTask] = []
     private var phase = Phase.valid
 
     private enum Phase {
@@ -31,17 +33,26 @@ struct TaskRegistry {
     /// nil), or nil when the session no longer takes tasks.
     mutating func register(_ task: SessionTask) -> (any SessionTaskDelegate)?? {
         guard case .valid = phase else { return nil }
-        running[task.taskIdentifier] = task
+        task.registryIndex = running.count
+        running.append(task)
         return .some(sessionWideTaskDelegate)
     }
 
     /// Forgets a completed task. Returns the invalidation to finish when it was the last task
     /// of a finishing session.
     mutating func unregister(_ task: SessionTask) -> Invalidated? {
-        guard running.removeValue(forKey: task.taskIdentifier) != nil else { return nil }
+        let index = task.registryIndex
+        guard index >= 0, index < running.count, running[index] === task else { return nil }
+        task.registryIndex = -1
+        let last = running.removeLast()
+        if index < running.count {
+            running[index] = last
+            last.registryIndex = index
+        }
         guard case .finishing = phase, running.isEmpty else { return nil }
         return takeInvalidation()
     }
+
 
     /// Stops taking tasks. Returns the running tasks (to cancel) and, when the session can be
     /// shut down now, the invalidation to finish; nil when it was invalidated already or, when
@@ -55,7 +66,7 @@ struct TaskRegistry {
                 phase = .finishing
                 return ([], nil)
             }
-            return (Array(running.values), takeInvalidation())
+            return (running, takeInvalidation())
         }
     }
 

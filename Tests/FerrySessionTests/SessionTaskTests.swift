@@ -554,6 +554,30 @@ struct SessionHousekeepingTests {
         }
     }
 
+    @Test func theRunningTaskListFollowsCompletionsInAnyOrder() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let holders = (0..<3).map { _ in HoldingDelegate() }
+            let tasks = holders.map { holder in
+                let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/3")))
+                task.delegate = holder
+                task.resume()
+                return task
+            }
+            for holder in holders { #expect(await holder.asked.wait(timeout: .seconds(30))) }
+            #expect(session.allTasks.map(\.taskIdentifier) == tasks.map(\.taskIdentifier))
+            var left = tasks.map(\.taskIdentifier)
+            for index in [1, 0, 2] {
+                holders[index].allow()
+                left.removeAll { $0 == tasks[index].taskIdentifier }
+                let expected = left
+                #expect(await waitUntil { session.allTasks.map(\.taskIdentifier) == expected })
+            }
+            #expect(session.allTasks.isEmpty)
+        }
+    }
+
     @Test func priorityIsClampedToZeroThroughOne() async throws {
         let session = Session(configuration: SessionTest.configuration())
         defer { session.invalidateAndCancel() }

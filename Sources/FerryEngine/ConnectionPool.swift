@@ -186,9 +186,7 @@ final class ConnectionPool {
     ) {
         let connection: HTTP1Connection
         do throws(SystemError) {
-            connection = try HTTP1Connection(
-                id: id, loop: loop, transport: transport, remote: remote, tlsFacts: facts,
-                pool: self, parserLimits: .default)
+            connection = try HTTP1Connection(id: id, loop: loop, transport: transport, remote: remote, tlsFacts: facts, pool: self)
         } catch {
             transport.close()
             return run(machine.connectionFailed(id, error: EngineError(.connectFailed(host: key.host, port: key.port, error))))

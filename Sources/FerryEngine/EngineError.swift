@@ -28,10 +28,6 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
     package enum Kind: Sendable, Equatable {
         /// The caller cancelled, or the session was invalidated.
         case cancelled
-        /// The URL cannot be fetched: no host, bad port, or similar.
-        case invalidURL(String)
-        /// The scheme is not one the engine speaks.
-        case unsupportedScheme(String)
         /// The request was refused before anything was sent.
         case invalidRequest(RequestEncodingError)
         /// The host name could not be resolved.
@@ -90,8 +86,6 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
     package var description: String {
         switch kind {
         case .cancelled: return "cancelled"
-        case .invalidURL(let text): return "invalid URL: \(text)"
-        case .unsupportedScheme(let scheme): return "unsupported protocol \"\(scheme)\""
         case .invalidRequest(let error): return "refused to send request: \(error)"
         case .hostNotFound(let error): return error.description
         case .connectFailed(let host, let port, let error):

@@ -58,7 +58,7 @@ final class HTTP1Connection: IOHandler {
 
     init(
         id: Int, loop: EventLoop, transport: Transport, remote: SocketAddress, tlsFacts: TLSFacts?,
-        pool: ConnectionPool, parserLimits: ParserLimits
+        pool: ConnectionPool
     ) throws(SystemError) {
         self.id = id
         self.loop = loop
@@ -66,7 +66,8 @@ final class HTTP1Connection: IOHandler {
         self.remote = remote
         self.tlsFacts = tlsFacts
         self.pool = pool
-        self.parser = ResponseParser(limits: parserLimits)
+        // Replaced by each exchange's own limits when it starts (`execute`).
+        self.parser = ResponseParser(limits: .default)
         self.readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
         // Read interest stays on while idle, so a peer that closes a pooled connection is
         // noticed at once rather than when the next request is written into the void.

@@ -211,7 +211,7 @@ package struct HTTP1ConnectionStateMachine {
     private static func isConnectionLoss(_ error: EngineError) -> Bool {
         switch error.kind {
         case .emptyReply, .sendFailed, .receiveFailed: return true
-        case .cancelled, .invalidURL, .unsupportedScheme, .invalidRequest, .hostNotFound, .connectFailed,
+        case .cancelled, .invalidRequest, .hostNotFound, .connectFailed,
              .connectTimedOut, .idleTimedOut, .totalTimedOut, .parse, .partialBody, .decoding,
              .bodyTooLarge, .fileReadFailed, .fileWriteFailed, .requestBodyFailed, .loopThreadFailed, .internalInconsistency,
              .tlsHandshakeFailed, .serverTrustRejected, .tlsFailed:

@@ -55,10 +55,6 @@ extension NetworkError {
         switch kind {
         case .cancelled:
             return (.cancelled, nil)
-        case .invalidURL:
-            return (.badURL, nil)
-        case .unsupportedScheme:
-            return (.unsupportedURL, nil)
         case .invalidRequest(let cause):
             return (.invalidRequest, cause)
         case .hostNotFound(let cause):

@@ -137,9 +137,15 @@ struct ConnectorTests {
         }
     }
 
+    /// Whether this kernel leaves a loopback connect pending behind a full accept queue: the
+    /// condition of the tests that need one (a kernel that completes them all skips them).
+    static func kernelLeavesConnectsPending() async throws -> Bool {
+        try await blackholeTarget() != nil
+    }
+
     /// A 127.0.0.1 address whose connects stay pending: a listener with a full accept queue
-    /// makes Linux drop further SYNs. Nil (the caller skips) if every probe still connected.
-    private func blackholeTarget() async throws -> (keepAlive: [Socket], target: SocketAddress)? {
+    /// makes Linux drop further SYNs. Nil if every probe still connected.
+    private static func blackholeTarget() async throws -> (keepAlive: [Socket], target: SocketAddress)? {
         let listener = try Socket.listen(on: loopbackV4, backlog: 0)
         let target = try listener.localAddress
         var keepAlive = [listener]
@@ -148,13 +154,13 @@ struct ConnectorTests {
             if await !pollReady(probe.fd, events: Int16(POLLOUT), within: .milliseconds(200)) { return (keepAlive, target) }
             keepAlive.append(probe)
         }
-        print("skipping: this kernel completed every loopback connect, none stays pending")
         return nil
     }
 
-    @Test("the overall timeout closes a connect that never completes")
+    @Test("the overall timeout closes a connect that never completes",
+          .enabled("this kernel completed every loopback connect; none stays pending") { try await kernelLeavesConnectsPending() })
     func timeoutWhileConnecting() async throws {
-        guard let (keepAlive, target) = try await blackholeTarget() else { return }
+        let (keepAlive, target) = try #require(try await Self.blackholeTarget())
         let outcome = try await run { connector, done in
             connector.connect(to: [target, target], timeout: .milliseconds(50), done)
         }
@@ -165,9 +171,10 @@ struct ConnectorTests {
         withExtendedLifetime(keepAlive) {}
     }
 
-    @Test("a stalled first attempt is overtaken after the attempt delay, and then cancelled")
+    @Test("a stalled first attempt is overtaken after the attempt delay, and then cancelled",
+          .enabled("this kernel completed every loopback connect; none stays pending") { try await kernelLeavesConnectsPending() })
     func staggeredAttemptWins() async throws {
-        guard let (keepAlive, stalled) = try await blackholeTarget() else { return }
+        let (keepAlive, stalled) = try #require(try await Self.blackholeTarget())
         let listener = try Socket.listen(on: loopbackV4)
         let good = try listener.localAddress
         let outcome = try await run(attemptDelay: .milliseconds(20)) { connector, done in

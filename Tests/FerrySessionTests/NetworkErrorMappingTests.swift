@@ -31,8 +31,6 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
     /// Every kind once, plus the variants that pick a different code.
     static let all: [MappingRow] = [
         MappingRow(.cancelled, .cancelled, nil, "Cancelled"),
-        MappingRow(.invalidURL("no host in http:///path"), .badURL, nil, "no host in http:///path"),
-        MappingRow(.unsupportedScheme("gopher"), .unsupportedURL, nil, "gopher"),
         MappingRow(
             .invalidRequest(RequestEncodingError(.invalidFieldValue, detail: "X-Evil")),
             .invalidRequest, "RequestEncodingError", "header value with CR, LF, NUL or another control byte: X-Evil"
@@ -150,8 +148,6 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
 private func kindName(_ kind: EngineError.Kind) -> String {
     switch kind {
     case .cancelled: "cancelled"
-    case .invalidURL: "invalidURL"
-    case .unsupportedScheme: "unsupportedScheme"
     case .invalidRequest: "invalidRequest"
     case .hostNotFound: "hostNotFound"
     case .connectFailed: "connectFailed"
@@ -195,7 +191,7 @@ struct NetworkErrorMappingTests {
     @Test("every EngineError kind has a row in the table")
     func everyKindHasARow() {
         let covered = Set(MappingRow.all.map { kindName($0.error.kind) })
-        #expect(covered.count == 24, "rows cover: \(covered.sorted())")
+        #expect(covered.count == 22, "rows cover: \(covered.sorted())")
     }
 }
 

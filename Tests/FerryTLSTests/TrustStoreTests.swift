@@ -106,12 +106,14 @@ struct TrustStoreTests {
 
     /// Runs only in the child started by ``systemStoreHonoursSSLCertFile()`` (a no-op
     /// otherwise): writes whether the system store trusts the private chain.
-    @Test("system store probe (does its work only in a child process)")
+    @Test("system store probe", .enabled(if: ProcessInfo.processInfo.environment[probeVariable] != nil,
+                                         "does its work only in the child process systemStoreHonoursSSLCertFile starts"))
     func systemStoreProbe() throws {
-        guard let path = ProcessInfo.processInfo.environment[Self.probeVariable] else { return }
+        let path = try #require(ProcessInfo.processInfo.environment[Self.probeVariable])
         let trust = try TrustFixtures.trust("localhost", ["leaf", "intermediate-ca"], store: .system)
         try (trust.isTrustedByDefault ? "trusted" : "untrusted: \(trust.defaultEvaluationFailure?.description ?? "")")
             .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(FileManager.default.fileExists(atPath: path), "the parent reads the verdict from here")
     }
 }
 

@@ -36,8 +36,8 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         case connectFailed(host: String, port: Int, SystemError)
         /// The connect timeout fired before any address answered.
         case connectTimedOut(host: String, port: Int)
-        /// No byte moved for longer than the idle timeout.
-        case idleTimedOut(Phase)
+        /// No byte moved for longer than the request timeout.
+        case requestTimedOut(Phase)
         /// The whole exchange took longer than its total timeout.
         case totalTimedOut(Phase)
         /// Writing the request failed.
@@ -92,7 +92,7 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
             return "Failed to connect to \(host) port \(port): \(error.errnoText)"
         case .connectTimedOut(let host, let port):
             return "Connection to \(host) port \(port) timed out"
-        case .idleTimedOut(let phase): return "no data for too long while \(phase.text)"
+        case .requestTimedOut(let phase): return "no data for too long while \(phase.text)"
         case .totalTimedOut(let phase): return "operation timed out while \(phase.text)"
         case .sendFailed(let error): return "failed sending request: \(error)"
         case .receiveFailed(let error, let phase): return "failure while \(phase.text): \(error)"

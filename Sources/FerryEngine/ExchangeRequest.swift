@@ -19,8 +19,10 @@ package struct ExchangeRequest: Sendable {
     package var maximumBodySize: Int64?
     /// Longest wait for TCP connect (all attempts).
     package var connectTimeout: Duration
-    /// Longest time without progress once connected.
-    package var idleTimeout: Duration
+    /// Longest time without a byte moving once connected (URLSession's request timeout). Not
+    /// the pool's idle timeout: in the engine, "idle" only ever means a parked keep-alive
+    /// connection.
+    package var requestTimeout: Duration
     /// Longest time for the whole exchange.
     package var totalTimeout: Duration
     /// Where to connect instead of resolving the key's host (curl's `--resolve`); the key's
@@ -45,7 +47,7 @@ package struct ExchangeRequest: Sendable {
         key: PoolKey, head: RequestHead, body: ExchangeBody = .none,
         decodesContent: Bool = false, decodingLimits: DecodingLimits = .default,
         parserLimits: ParserLimits = .default, maximumBodySize: Int64? = nil,
-        connectTimeout: Duration = .seconds(60), idleTimeout: Duration = .seconds(60),
+        connectTimeout: Duration = .seconds(60), requestTimeout: Duration = .seconds(60),
         totalTimeout: Duration = .seconds(7 * 24 * 3600)
     ) {
         self.key = key
@@ -56,7 +58,7 @@ package struct ExchangeRequest: Sendable {
         self.parserLimits = parserLimits
         self.maximumBodySize = maximumBodySize
         self.connectTimeout = connectTimeout
-        self.idleTimeout = idleTimeout
+        self.requestTimeout = requestTimeout
         self.totalTimeout = totalTimeout
     }
 

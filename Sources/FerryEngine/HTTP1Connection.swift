@@ -24,7 +24,7 @@ final class HTTP1Connection: IOHandler {
     private let readBuffer: UnsafeMutableRawBufferPointer
     var outbound = OutboundQueue()
     private var interest: IOEvents = []
-    private var idleTimer: TimerID?
+    private var progressTimer: TimerID?
     /// A byte of the current exchange's response arrived.
     private var responseStarted = false
     /// Every byte of the current request was handed to the transport (TLS may still be
@@ -117,7 +117,7 @@ final class HTTP1Connection: IOHandler {
         guard !isClosed else { return }
         isClosed = true
         machine.closed()
-        cancelIdleTimer()
+        cancelProgressTimer()
         cancelContinueTimer()
         cancelDirectChunkTimer()
         directChunk = DirectBodyChunk()
@@ -231,7 +231,7 @@ final class HTTP1Connection: IOHandler {
             guard let exchange else { return }
             outbound.start(head: exchange.encodedHead, exchange: exchange, holdingBody: exchange.awaitsContinue)
             if exchange.awaitsContinue { armContinueTimer(for: exchange) }
-            armIdleTimer()
+            armProgressTimer()
             exchange.willSendHead(facts: ConnectionFacts(
                 remoteAddress: remote.ipAddress, remotePort: Int(remote.port), isReused: machine.isReused, tls: tlsFacts))
             flush()
@@ -241,7 +241,7 @@ final class HTTP1Connection: IOHandler {
         case .succeedExchange(let reusable):
             let finished = exchange
             exchange = nil
-            cancelIdleTimer()
+            cancelProgressTimer()
             cancelContinueTimer()
             // The next response's head must wake the loop, however few its bytes (a connection
             // that closes needs no lowering, and one that cannot be lowered is not reused).
@@ -464,35 +464,35 @@ final class HTTP1Connection: IOHandler {
         }
     }
 
-    // MARK: - Idle timeout
+    // MARK: - Request timeout (no progress)
 
-    private func armIdleTimer() {
+    private func armProgressTimer() {
         guard let exchange else { return }
         lastActivity = .now()
-        cancelIdleTimer()
-        idleTimer = loop.scheduleTimer(at: lastActivity + exchange.request.idleTimeout) { [weak self] in
-            self?.idleTimerFired()
+        cancelProgressTimer()
+        progressTimer = loop.scheduleTimer(at: lastActivity + exchange.request.requestTimeout) { [weak self] in
+            self?.progressTimerFired()
         }
     }
 
     // Re-armed lazily: progress only moves `lastActivity`, so the hot path never touches the
-    // timer heap; the timer checks on firing whether the connection was really idle.
-    private func idleTimerFired() {
-        idleTimer = nil
+    // timer heap; the timer checks on firing whether the exchange really made no progress.
+    private func progressTimerFired() {
+        progressTimer = nil
         guard let exchange, !isClosed else { return }
-        let deadline = lastActivity + exchange.request.idleTimeout
+        let deadline = lastActivity + exchange.request.requestTimeout
         if readingPaused || deadline > .now() {
             if readingPaused { lastActivity = .now() }
-            idleTimer = loop.scheduleTimer(at: max(deadline, lastActivity + exchange.request.idleTimeout)) { [weak self] in
-                self?.idleTimerFired()
+            progressTimer = loop.scheduleTimer(at: max(deadline, lastActivity + exchange.request.requestTimeout)) { [weak self] in
+                self?.progressTimerFired()
             }
             return
         }
-        run(machine.exchangeFailed(EngineError(.idleTimedOut(exchange.phase))))
+        run(machine.exchangeFailed(EngineError(.requestTimedOut(exchange.phase))))
     }
 
-    private func cancelIdleTimer() {
-        if let idleTimer { loop.cancelTimer(idleTimer) }
-        idleTimer = nil
+    private func cancelProgressTimer() {
+        if let progressTimer { loop.cancelTimer(progressTimer) }
+        progressTimer = nil
     }
 }

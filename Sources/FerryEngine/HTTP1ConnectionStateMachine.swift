@@ -212,7 +212,7 @@ package struct HTTP1ConnectionStateMachine {
         switch error.kind {
         case .emptyReply, .sendFailed, .receiveFailed: return true
         case .cancelled, .invalidRequest, .hostNotFound, .connectFailed,
-             .connectTimedOut, .idleTimedOut, .totalTimedOut, .parse, .partialBody, .decoding,
+             .connectTimedOut, .requestTimedOut, .totalTimedOut, .parse, .partialBody, .decoding,
              .bodyTooLarge, .fileReadFailed, .fileWriteFailed, .requestBodyFailed, .loopThreadFailed, .internalInconsistency,
              .tlsHandshakeFailed, .serverTrustRejected, .tlsFailed:
             return false

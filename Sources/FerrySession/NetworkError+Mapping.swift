@@ -63,7 +63,7 @@ extension NetworkError {
             return (cause.isNameNotFound ? .cannotFindHost : .dnsLookupFailed, cause)
         case .connectFailed(_, _, let cause):
             return (.cannotConnectToHost, cause)
-        case .connectTimedOut, .idleTimedOut, .totalTimedOut:
+        case .connectTimedOut, .requestTimedOut, .totalTimedOut:
             // The reason says which timer fired and in which phase.
             return (.timedOut, nil)
         case .sendFailed(let cause), .receiveFailed(let cause, _):

@@ -51,7 +51,7 @@ enum RequestPreparation {
             parserLimits: configuration.parserLimits,
             maximumBodySize: request.maximumResponseBodySize ?? configuration.maximumResponseBodySize,
             connectTimeout: configuration.timeoutIntervalForConnect,
-            idleTimeout: request.timeoutInterval ?? configuration.timeoutIntervalForRequest,
+            requestTimeout: request.timeoutInterval ?? configuration.timeoutIntervalForRequest,
             totalTimeout: configuration.timeoutIntervalForResource)
         exchange.expectsContinueAbove = configuration.expectContinueThreshold
         exchange.continueTimeout = configuration.expectContinueTimeout

@@ -192,7 +192,7 @@ struct EngineDirectBodyTests {
         await EngineTest.run(engine, EngineTest.request(server, target: "/big"), delegate: first)
         // A head of a few dozen bytes under a mark left up would wait for the idle timeout.
         var next = EngineTest.request(server, target: "/next")
-        next.idleTimeout = .seconds(5)
+        next.requestTimeout = .seconds(5)
         let second = CollectingDelegate(takesOwnedChunks: true)
         await EngineTest.run(engine, next, delegate: second)
         await EngineTest.shutdown(engine)

@@ -56,14 +56,14 @@ struct EngineEdgeCaseTests {
         #expect(server.acceptedConnections == 2)
     }
 
-    @Test("a server that reads nothing: idleTimedOut while sending the request")
+    @Test("a server that reads nothing: requestTimedOut while sending the request")
     func idleTimeoutWhileSending() async throws {
         let delegate = try await runAgainstScript([Self.stall]) {
             $0.head.method = .post
             $0.body = .bytes(Self.upload)
-            $0.idleTimeout = .milliseconds(300)
+            $0.requestTimeout = .milliseconds(300)
         }
-        #expect(delegate.error?.kind == .idleTimedOut(.sendingRequest))
+        #expect(delegate.error?.kind == .requestTimedOut(.sendingRequest))
     }
 
     @Test("a body stream that fails: requestBodyFailed, the source is cancelled, the connection closed")

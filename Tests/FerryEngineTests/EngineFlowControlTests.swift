@@ -136,7 +136,7 @@ struct EngineFlowControlTests {
 
     private func runPaused(
         _ script: ConnectionScript, pauseOn: @escaping @Sendable (Int) -> Bool, delay: Duration = .milliseconds(200),
-        idleTimeout: Duration = .seconds(60)
+        requestTimeout: Duration = .seconds(60)
     ) async throws -> (CollectingDelegate, HandleBox) {
         let server = try ScriptedServer(scripts: [script])
         defer { server.shutdown() }
@@ -156,7 +156,7 @@ struct EngineFlowControlTests {
             return .more
         }
         var request = EngineTest.request(server)
-        request.idleTimeout = idleTimeout
+        request.requestTimeout = requestTimeout
         box.set(engine.execute(request, delegate: delegate))
         _ = await delegate.wait()
         return (delegate, box)
@@ -259,7 +259,7 @@ struct EngineFlowControlTests {
         // The whole body arrives in one read; the server keeps the connection open, so no
         // later byte or EOF will come along to push the parser on.
         let (delegate, _) = try await runPaused(
-            [.readRequest, .send(EngineTest.ok("small body")), Self.stall], pauseOn: { $0 == 0 }, idleTimeout: .seconds(1))
+            [.readRequest, .send(EngineTest.ok("small body")), Self.stall], pauseOn: { $0 == 0 }, requestTimeout: .seconds(1))
         #expect(delegate.succeeded, "ended with \(String(describing: delegate.record.endings))")
         #expect(delegate.record.body == EngineTest.bytes("small body"))
     }

@@ -9,21 +9,21 @@ import TestSupport
 struct EngineTimeoutAndLimitTests {
     // MARK: - Timeouts
 
-    @Test("a server that stalls after the head: idleTimedOut while receiving the body")
+    @Test("a server that stalls after the head: requestTimedOut while receiving the body")
     func idleTimeoutAfterHead() async throws {
         let delegate = try await runAgainstScript([
             .readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nab"), .stallUntilClosed(limit: .seconds(30)),
-        ]) { $0.idleTimeout = .milliseconds(300) }
-        #expect(delegate.error?.kind == .idleTimedOut(.receivingBody))
+        ]) { $0.requestTimeout = .milliseconds(300) }
+        #expect(delegate.error?.kind == .requestTimedOut(.receivingBody))
         #expect(delegate.record.body == EngineTest.bytes("ab"))
     }
 
-    @Test("a server that never answers: idleTimedOut while awaiting the response")
+    @Test("a server that never answers: requestTimedOut while awaiting the response")
     func idleTimeoutBeforeResponse() async throws {
         let delegate = try await runAgainstScript([.readRequest, .stallUntilClosed(limit: .seconds(30))]) {
-            $0.idleTimeout = .milliseconds(300)
+            $0.requestTimeout = .milliseconds(300)
         }
-        #expect(delegate.error?.kind == .idleTimedOut(.awaitingResponse))
+        #expect(delegate.error?.kind == .requestTimedOut(.awaitingResponse))
     }
 
     @Test("a body dripped steadily, each byte within the idle timeout: totalTimedOut")
@@ -35,7 +35,7 @@ struct EngineTimeoutAndLimitTests {
             .readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 600\r\n\r\n"),
             .sendSlowly(body, chunk: 1, interval: .milliseconds(50)),
         ]) {
-            $0.idleTimeout = .seconds(2)
+            $0.requestTimeout = .seconds(2)
             $0.totalTimeout = .seconds(3)
         }
         #expect(delegate.error?.kind == .totalTimedOut(.receivingBody))

@@ -92,7 +92,7 @@ import Testing
     @Test func timeoutsAreNotRetried() {
         var machine = reusedMachine()
         _ = machine.exchangeStarted(retryable)
-        let error = EngineError(.idleTimedOut(.awaitingResponse))
+        let error = EngineError(.requestTimedOut(.awaitingResponse))
         #expect(machine.exchangeFailed(error) == .failExchange(error, retryable: false))
     }
 

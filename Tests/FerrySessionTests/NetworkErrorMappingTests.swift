@@ -48,7 +48,7 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
             .cannotConnectToHost, "SystemError", "Failed to connect to 127.0.0.1 port 9: Connection refused"
         ),
         MappingRow(.connectTimedOut(host: "10.255.255.1", port: 81), .timedOut, nil, "10.255.255.1 port 81"),
-        MappingRow(.idleTimedOut(.receivingBody), .timedOut, nil, "while receiving the response body"),
+        MappingRow(.requestTimedOut(.receivingBody), .timedOut, nil, "while receiving the response body"),
         MappingRow(.totalTimedOut(.awaitingResponse), .timedOut, nil, "while waiting for the response"),
         MappingRow(
             .sendFailed(SystemError(errno: EPIPE, syscall: "sendmsg")),
@@ -152,7 +152,7 @@ private func kindName(_ kind: EngineError.Kind) -> String {
     case .hostNotFound: "hostNotFound"
     case .connectFailed: "connectFailed"
     case .connectTimedOut: "connectTimedOut"
-    case .idleTimedOut: "idleTimedOut"
+    case .requestTimedOut: "requestTimedOut"
     case .totalTimedOut: "totalTimedOut"
     case .sendFailed: "sendFailed"
     case .receiveFailed: "receiveFailed"

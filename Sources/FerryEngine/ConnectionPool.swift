@@ -17,10 +17,12 @@ final class ConnectionPool {
     private var waiting: [Int: Exchange] = [:]
     private var idleTimers: [Int: TimerID] = [:]
     private var nextRequestID = 0
+    private let connect: ConnectSettings
 
-    init(loop: EventLoop, resolver: Resolver, maxConnectionsPerHost: Int, idleTimeout: Duration) {
+    init(loop: EventLoop, resolver: Resolver, maxConnectionsPerHost: Int, idleTimeout: Duration, connect: ConnectSettings) {
         self.loop = loop
         self.resolver = resolver
+        self.connect = connect
         self.machine = ConnectionPoolStateMachine(maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: idleTimeout)
     }
 
@@ -126,12 +128,10 @@ final class ConnectionPool {
     private func openConnection(_ id: Int, key: PoolKey) {
         let connector = Connector(loop: loop, resolver: resolver)
         connectors[id] = connector
-        // A connection is opened only for a waiter (the machine's rule), so one is here. All
-        // waiters of a key come from one session, so they share its trust check.
-        let waiter = waiting.values.first { $0.request.key == key }
-        let timeout = waiter?.request.connectTimeout ?? .seconds(60)
-        let check = waiter?.request.serverTrustCheck
-        let target = waiter?.request.connectHost ?? key.host
+        let timeout = connect.timeout
+        let check = connect.serverTrustCheck
+        // The key's host is lower-cased already; most sessions resolve nothing themselves.
+        let target = connect.resolvedAddresses.isEmpty ? key.host : connect.resolvedAddresses[key.host] ?? key.host
         // The connect timeout covers TCP, the TLS handshake and the trust evaluation, as curl's.
         let deadline = Deadline.now() + timeout
         connector.connect(host: target, port: UInt16(clamping: key.port), timeout: timeout) { [weak self] result in

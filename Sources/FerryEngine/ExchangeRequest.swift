@@ -17,20 +17,12 @@ package struct ExchangeRequest: Sendable {
     package var parserLimits: ParserLimits
     /// The largest (decoded) body accepted; `nil`: no limit.
     package var maximumBodySize: Int64?
-    /// Longest wait for TCP connect (all attempts).
-    package var connectTimeout: Duration
     /// Longest time without a byte moving once connected (URLSession's request timeout). Not
     /// the pool's idle timeout: in the engine, "idle" only ever means a parked keep-alive
     /// connection.
     package var requestTimeout: Duration
     /// Longest time for the whole exchange.
     package var totalTimeout: Duration
-    /// Where to connect instead of resolving the key's host (curl's `--resolve`); the key's
-    /// host still names the server for SNI, certificate checks and `Host`.
-    package var connectHost: String?
-    /// Judges the server's chain on new TLS connections; nil applies the default evaluation
-    /// (a valid chain to the configuration's trust store, for the host) on the loop.
-    package var serverTrustCheck: ServerTrustCheck?
     /// Bodies longer than this, or of unknown length, are announced with
     /// `Expect: 100-continue` and held after the head until the server's `100 Continue` (or a
     /// final response, which means the body is not wanted), at most ``continueTimeout``
@@ -47,7 +39,7 @@ package struct ExchangeRequest: Sendable {
         key: PoolKey, head: RequestHead, body: ExchangeBody = .none,
         decodesContent: Bool = false, decodingLimits: DecodingLimits = .default,
         parserLimits: ParserLimits = .default, maximumBodySize: Int64? = nil,
-        connectTimeout: Duration = .seconds(60), requestTimeout: Duration = .seconds(60),
+        requestTimeout: Duration = .seconds(60),
         totalTimeout: Duration = .seconds(7 * 24 * 3600)
     ) {
         self.key = key
@@ -57,7 +49,6 @@ package struct ExchangeRequest: Sendable {
         self.decodingLimits = decodingLimits
         self.parserLimits = parserLimits
         self.maximumBodySize = maximumBodySize
-        self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.totalTimeout = totalTimeout
     }

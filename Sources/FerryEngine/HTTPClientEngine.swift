@@ -16,8 +16,12 @@ package final class HTTPClientEngine: Sendable {
     ///   - loopCount: Event loops; `nil` for one per core, at most 4.
     ///   - maxConnectionsPerHost: Most connections per scheme, host and port.
     ///   - idleTimeout: How long a parked keep-alive connection is kept.
+    ///   - connect: How new connections are opened (timeout, resolved addresses, trust check):
+    ///     the session's, once for all its exchanges.
     /// - Throws: ``SystemError`` when a loop's epoll or eventfd cannot be created.
-    package init(loopCount: Int?, maxConnectionsPerHost: Int, idleTimeout: Duration) throws(SystemError) {
+    package init(
+        loopCount: Int?, maxConnectionsPerHost: Int, idleTimeout: Duration, connect: ConnectSettings = ConnectSettings()
+    ) throws(SystemError) {
         if let loopCount {
             group = try EventLoopGroup(loopCount: max(1, loopCount))
         } else {
@@ -26,7 +30,8 @@ package final class HTTPClientEngine: Sendable {
         resolver = Resolver()
         pools = group.loops.map { [resolver] loop in
             UncheckedBox(ConnectionPool(
-                loop: loop, resolver: resolver, maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: idleTimeout))
+                loop: loop, resolver: resolver, maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: idleTimeout,
+                connect: connect))
         }
     }
 

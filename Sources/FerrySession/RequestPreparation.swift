@@ -5,8 +5,9 @@ import FoundationEssentials
 import HTTPTypes
 
 /// Turns a public ``NetworkRequest`` and the session's configuration into the engine's
-/// `ExchangeRequest`: URL to pool key, target and Host; session headers merged; timeouts and
-/// limits resolved.
+/// `ExchangeRequest`: URL to pool key, target and Host; session headers merged; the request's
+/// timeouts and limits resolved. (How connections are opened is the engine's, given once:
+/// `ConnectSettings`.)
 enum RequestPreparation {
     /// The `Accept-Encoding` Ferry sends when it decodes content itself.
     static let acceptEncoding = "gzip, deflate"
@@ -50,15 +51,10 @@ enum RequestPreparation {
             decodingLimits: configuration.decodingLimits,
             parserLimits: configuration.parserLimits,
             maximumBodySize: request.maximumResponseBodySize ?? configuration.maximumResponseBodySize,
-            connectTimeout: configuration.timeoutIntervalForConnect,
             requestTimeout: request.timeoutInterval ?? configuration.timeoutIntervalForRequest,
             totalTimeout: configuration.timeoutIntervalForResource)
         exchange.expectsContinueAbove = configuration.expectContinueThreshold
         exchange.continueTimeout = configuration.expectContinueTimeout
-        // The key's host is already lower-cased; most sessions have no entries at all.
-        if !configuration.resolvedAddresses.isEmpty {
-            exchange.connectHost = configuration.resolvedAddresses[exchange.key.host]
-        }
         return exchange
     }
 

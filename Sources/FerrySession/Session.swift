@@ -30,7 +30,6 @@ public final class Session: Sendable {
     public let delegateQueue: DispatchQueue
     private let engine: Result<HTTPClientEngine, SystemError>
     private let tls: LazyTLSContext
-    private let serverTrustCheck: ServerTrustCheck?
     private let registry: Mutex<TaskRegistry>
     private let lastTaskIdentifier = Atomic<Int>(0)
     private let isShared: Bool
@@ -57,15 +56,6 @@ public final class Session: Sendable {
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "ferry.session.delegate")
         self.isShared = isShared
-        do throws(SystemError) {
-            engine = .success(try HTTPClientEngine(
-                loopCount: configuration.eventLoopCount,
-                maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
-                idleTimeout: configuration.connectionIdleTimeout))
-        } catch {
-            engine = .failure(error)
-        }
-        tls = LazyTLSContext(configuration: configuration.tlsConfiguration)
         // The challenge reaches the delegate with the session itself, held weakly: the check
         // lives in the session's engine, which the session owns.
         let reference = WeakSession()
@@ -76,7 +66,22 @@ public final class Session: Sendable {
                 delegate.session(session, didReceive: challenge, completionHandler: answer)
             }
         }
-        serverTrustCheck = ServerTrustGate.check(for: configuration, queue: self.delegateQueue, challenger: challenger)
+        // How connections are opened is the session's, once, not each request's.
+        var resolved: [String: String] = [:]
+        for (host, address) in configuration.resolvedAddresses { resolved[host.lowercased()] = address }
+        let connect = ConnectSettings(
+            timeout: configuration.timeoutIntervalForConnect, resolvedAddresses: resolved,
+            serverTrustCheck: ServerTrustGate.check(for: configuration, queue: self.delegateQueue, challenger: challenger))
+        do throws(SystemError) {
+            engine = .success(try HTTPClientEngine(
+                loopCount: configuration.eventLoopCount,
+                maxConnectionsPerHost: configuration.httpMaximumConnectionsPerHost,
+                idleTimeout: configuration.connectionIdleTimeout,
+                connect: connect))
+        } catch {
+            engine = .failure(error)
+        }
+        tls = LazyTLSContext(configuration: configuration.tlsConfiguration)
         registry = Mutex(TaskRegistry(delegate: delegate))
         reference.session = self
     }
@@ -211,7 +216,6 @@ public final class Session: Sendable {
             switch tls.context {
             case .success(let context):
                 exchange.key.tls = context
-                exchange.serverTrustCheck = serverTrustCheck
             case .failure(let error):
                 throw NetworkError(SessionFailure.tlsUnavailable(error), url: request.url)
             }

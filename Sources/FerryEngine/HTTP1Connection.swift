@@ -426,8 +426,8 @@ final class HTTP1Connection: IOHandler {
                 setInterest(transport.hasPendingOutput ? interest.union(.write) : interest.subtracting(.write))
                 if needsRequest, case .stream(let source, _) = exchange.request.body {
                     let loop = self.loop
-                    let box = UncheckedBox(self)
-                    let exchangeBox = UncheckedBox(exchange)
+                    let box = LoopBound(self)
+                    let exchangeBox = LoopBound(exchange)
                     source.nextChunk { result in
                         loop.execute { box.value.bodyChunkArrived(result, for: exchangeBox.value) }
                     }

@@ -8,7 +8,7 @@ import Synchronization
 package final class HTTPClientEngine: Sendable {
     private let group: EventLoopGroup
     private let resolver: Resolver
-    private let pools: [UncheckedBox<ConnectionPool>]
+    private let pools: [LoopBound<ConnectionPool>]
     private let isShutDown = Atomic<Bool>(false)
 
     /// Makes the loops (each starts its thread with its first exchange) and the resolver.
@@ -29,7 +29,7 @@ package final class HTTPClientEngine: Sendable {
         }
         resolver = Resolver()
         pools = group.loops.map { [resolver] loop in
-            UncheckedBox(ConnectionPool(
+            LoopBound(ConnectionPool(
                 loop: loop, resolver: resolver, maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: idleTimeout,
                 connect: connect))
         }

@@ -172,7 +172,7 @@ final class TLSHandshake: IOHandler {
         // The evaluator answers later: until then the socket must not wake the loop.
         setInterest([])
         let loop = self.loop
-        let box = UncheckedBox(self)
+        let box = LoopBound(self)
         check(trust, port) { refusal in
             loop.execute { box.value.trustDecided(refusal, trust: trust) }
         }

@@ -12,11 +12,18 @@ package struct ConnectSettings: Sendable {
     /// Judges the server's chain on new TLS connections; nil applies the default evaluation
     /// (a valid chain to the TLS configuration's trust store, for the host) on the loop.
     package var serverTrustCheck: ServerTrustCheck?
+    /// Picks a client certificate when a server asks and the TLS configuration has none (the
+    /// TLS context must be made with `asksForClientIdentity`); nil sends none.
+    package var clientIdentityProvider: ClientIdentityProvider?
 
     /// Creates settings.
-    package init(timeout: Duration = .seconds(60), resolvedAddresses: [String: String] = [:], serverTrustCheck: ServerTrustCheck? = nil) {
+    package init(
+        timeout: Duration = .seconds(60), resolvedAddresses: [String: String] = [:], serverTrustCheck: ServerTrustCheck? = nil,
+        clientIdentityProvider: ClientIdentityProvider? = nil
+    ) {
         self.timeout = timeout
         self.resolvedAddresses = resolvedAddresses
         self.serverTrustCheck = serverTrustCheck
+        self.clientIdentityProvider = clientIdentityProvider
     }
 }

@@ -165,7 +165,7 @@ final class ConnectionPool {
         }
         let handshake = TLSHandshake(
             loop: loop, socket: connected.socket, tls: tls, host: key.host, port: key.port,
-            trustStore: context.configuration.trustStore, check: check)
+            trustStore: context.configuration.trustStore, check: check, identityProvider: connect.clientIdentityProvider)
         handshakes[id] = handshake
         handshake.start(deadline: deadline) { [weak self] result in
             guard let self, self.handshakes.removeValue(forKey: id) != nil else { return }

@@ -5,6 +5,20 @@ import FerryTLS
 /// called exactly once, on any thread: `nil` accepts, an error refuses.
 package typealias ServerTrustCheck = @Sendable (ServerTrust, _ port: Int, _ done: @escaping @Sendable (ServerTrustError?) -> Void) -> Void
 
+/// Picks the client certificate for a server that asked for one (when the TLS configuration
+/// has none), off the event loop. `answer` is called exactly once, on any thread.
+package typealias ClientIdentityProvider = @Sendable (_ host: String, _ port: Int, _ answer: @escaping @Sendable (ClientIdentityAnswer) -> Void) -> Void
+
+/// What a ``ClientIdentityProvider`` decided.
+package enum ClientIdentityAnswer: Sendable {
+    /// Send this certificate (with its key and chain).
+    case identity(ClientIdentity)
+    /// Send none; the server decides whether it goes on.
+    case none
+    /// Give up the connection: the request fails as cancelled.
+    case cancel
+}
+
 /// What a TLS handshake established, for metrics and `-v`.
 package struct TLSFacts: Sendable, Equatable {
     /// `TLSv1.3`.
@@ -34,6 +48,7 @@ final class TLSHandshake: IOHandler {
     private let port: Int
     private let trustStore: TrustStore
     private let check: ServerTrustCheck?
+    private let identityProvider: ClientIdentityProvider?
     private var completion: ((Result<(Transport, TLSFacts), EngineError>) -> Void)?
     private var timer: TimerID?
     private var interest: IOEvents = []
@@ -46,7 +61,7 @@ final class TLSHandshake: IOHandler {
 
     init(
         loop: EventLoop, socket: Socket, tls: TLSConnection, host: String, port: Int,
-        trustStore: TrustStore, check: ServerTrustCheck?
+        trustStore: TrustStore, check: ServerTrustCheck?, identityProvider: ClientIdentityProvider? = nil
     ) {
         self.loop = loop
         self.transport = Transport(socket: socket, tls: tls)
@@ -55,6 +70,7 @@ final class TLSHandshake: IOHandler {
         self.port = port
         self.trustStore = trustStore
         self.check = check
+        self.identityProvider = identityProvider
     }
 
     /// Starts; `deadline` bounds the handshake and the trust evaluation together.
@@ -134,6 +150,9 @@ final class TLSHandshake: IOHandler {
             // A full handshake: judged before the client says another word (its certificate
             // included).
             evaluate()
+        case .needsClientIdentity:
+            // The chain was judged already (TLS asks for the client's certificate after it).
+            chooseIdentity()
         case .complete:
             if let accepted { return succeed(with: accepted) }
             // A resumed session brings no chain to the callback. The default rules approved
@@ -178,6 +197,49 @@ final class TLSHandshake: IOHandler {
         }
     }
 
+    private func chooseIdentity() {
+        guard let identityProvider else {
+            tls.provideClientIdentity(nil)
+            return advance()
+        }
+        // The provider answers later (it is the caller's code): the socket must not wake the loop.
+        evaluating = true
+        setInterest([])
+        let loop = self.loop
+        let box = LoopBound(self)
+        identityProvider(host, port) { answer in
+            loop.execute { box.value.identityChosen(answer) }
+        }
+    }
+
+    private func identityChosen(_ answer: ClientIdentityAnswer) {
+        guard completion != nil else { return }
+        evaluating = false
+        switch answer {
+        case .identity(let identity): tls.provideClientIdentity(identity)
+        case .none: tls.provideClientIdentity(nil)
+        case .cancel: return finish(.failure(EngineError(.cancelled)))
+        }
+        guard rejoinEpoll() else { return }
+        advance()
+    }
+
+    /// Registers the socket again if a hang-up took it out of epoll while the caller's code
+    /// decided. `false` when that failed (reported).
+    private func rejoinEpoll() -> Bool {
+        guard leftEpoll else { return true }
+        leftEpoll = false
+        interest = []
+        do throws(SystemError) {
+            try loop.register(fd: transport.fd, interest: .read, handler: self)
+            interest = .read
+            return true
+        } catch {
+            fail(TLSError(.handshakeFailed, detail: error.description))
+            return false
+        }
+    }
+
     private func trustDecided(_ refusal: ServerTrustError?, trust: ServerTrust, approval: DefaultTrustApproval? = nil) {
         guard completion != nil else { return }
         if let refusal { return finish(.failure(EngineError(.serverTrustRejected(refusal)))) }
@@ -191,17 +253,7 @@ final class TLSHandshake: IOHandler {
         guard tls.isHandshakeFinished else {
             // Accepted in the middle of the handshake: let it finish.
             tls.approvePeer()
-            if leftEpoll {
-                // A hang-up while the evaluator decided took the socket out of epoll.
-                leftEpoll = false
-                interest = []
-                do throws(SystemError) {
-                    try loop.register(fd: transport.fd, interest: .read, handler: self)
-                    interest = .read
-                } catch {
-                    return fail(TLSError(.handshakeFailed, detail: error.description))
-                }
-            }
+            guard rejoinEpoll() else { return }
             return advance()
         }
         succeed(with: trust)

@@ -6,10 +6,12 @@ import Synchronization
 /// Built once; every later HTTPS request shares it, and with it the session cache.
 final class LazyTLSContext: Sendable {
     private let configuration: TLSConfiguration
+    private let asksForClientIdentity: Bool
     private let built = Mutex<Result<TLSClientContext, TLSError>?>(nil)
 
-    init(configuration: TLSConfiguration) {
+    init(configuration: TLSConfiguration, asksForClientIdentity: Bool) {
         self.configuration = configuration
+        self.asksForClientIdentity = asksForClientIdentity
     }
 
     /// The context if it was built (nil: no HTTPS request was made yet).
@@ -24,7 +26,9 @@ final class LazyTLSContext: Sendable {
     var context: Result<TLSClientContext, TLSError> {
         built.withLock { built in
             if let built { return built }
-            let result = Result { () throws(TLSError) in try TLSClientContext(configuration: configuration) }
+            let result = Result { () throws(TLSError) in
+                try TLSClientContext(configuration: configuration, asksForClientIdentity: asksForClientIdentity)
+            }
             built = result
             return result
         }

@@ -69,9 +69,11 @@ public final class Session: Sendable {
         // How connections are opened is the session's, once, not each request's.
         var resolved: [String: String] = [:]
         for (host, address) in configuration.resolvedAddresses { resolved[host.lowercased()] = address }
+        let queue = self.delegateQueue
         let connect = ConnectSettings(
             timeout: configuration.timeoutIntervalForConnect, resolvedAddresses: resolved,
-            serverTrustCheck: ServerTrustGate.check(for: configuration, queue: self.delegateQueue, challenger: challenger))
+            serverTrustCheck: ServerTrustGate.check(for: configuration, queue: queue, challenger: challenger),
+            clientIdentityProvider: challenger.map { ClientIdentityGate.provider(queue: queue, challenger: $0) })
         do throws(SystemError) {
             engine = .success(try HTTPClientEngine(
                 loopCount: configuration.eventLoopCount,
@@ -81,7 +83,9 @@ public final class Session: Sendable {
         } catch {
             engine = .failure(error)
         }
-        tls = LazyTLSContext(configuration: configuration.tlsConfiguration)
+        // With a delegate, a server's request for a client certificate becomes its challenge
+        // (when the configuration has no identity of its own).
+        tls = LazyTLSContext(configuration: configuration.tlsConfiguration, asksForClientIdentity: delegate != nil)
         registry = Mutex(TaskRegistry(delegate: delegate))
         reference.session = self
     }

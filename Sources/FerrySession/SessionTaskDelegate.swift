@@ -133,11 +133,15 @@ public protocol SessionDelegate: AnyObject, Sendable {
     /// of its delegate after this call. `error` is nil for an invalidation the caller asked for.
     func session(_ session: Session, didBecomeInvalidWithError error: NetworkError?)
 
-    /// A session-wide challenge: today the server's certificate chain on every new TLS
-    /// connection (``AuthenticationMethod/serverTrust``), after the handshake and before any
-    /// request byte. Answer `(.useCredential, Credential(trust:))` to accept the chain,
-    /// `.performDefaultHandling` to let the session's evaluators (or the default rules) judge
-    /// it, `.cancelAuthenticationChallenge` to refuse it (the request fails as cancelled).
+    /// A session-wide challenge, about a new TLS connection, before any request byte:
+    /// - ``AuthenticationMethod/serverTrust``, on every new connection: answer
+    ///   `(.useCredential, Credential(trust:))` to accept the server's chain,
+    ///   `.performDefaultHandling` to let the session's evaluators (or the default rules) judge
+    ///   it, `.cancelAuthenticationChallenge` to refuse it (the request fails as cancelled).
+    /// - ``AuthenticationMethod/clientCertificate``, when a server asks for a certificate and
+    ///   the TLS configuration has none: answer `(.useCredential, Credential(identity:))` to
+    ///   send one (chosen per host and port), `.performDefaultHandling` to send none,
+    ///   `.cancelAuthenticationChallenge` to give the connection up.
     /// The default calls the async form.
     func session(_ session: Session, didReceive challenge: AuthenticationChallenge,
                  completionHandler: @escaping @Sendable (AuthChallengeDisposition, Credential?) -> Void)

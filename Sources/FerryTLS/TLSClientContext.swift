@@ -15,6 +15,9 @@ package final class TLSClientContext: @unchecked Sendable {
     // thread-safe on a context that is no longer modified); the session cache has its own lock.
     /// The configuration the context was built from.
     package let configuration: TLSConfiguration
+    /// When the configuration has no client identity and a server asks for one, the handshake
+    /// stops for its owner to pick one (``TLSConnection/HandshakeStatus/needsClientIdentity``).
+    package let asksForClientIdentity: Bool
     let context: OpaquePointer
     let sessions: TLSSessionCache
     /// The default rules' approvals of the chains servers presented, by `host:port`.
@@ -30,12 +33,13 @@ package final class TLSClientContext: @unchecked Sendable {
     /// Builds the context.
     /// - Throws: ``TLSError/Kind-swift.struct/invalidConfiguration`` when OpenSSL refuses a
     ///   setting (out of memory, an identity it cannot use, an empty ALPN name).
-    package init(configuration: TLSConfiguration) throws(TLSError) {
+    package init(configuration: TLSConfiguration, asksForClientIdentity: Bool = false) throws(TLSError) {
         OpenSSLSupport.clearErrors()
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw TLSError(.invalidConfiguration, detail: "SSL_CTX_new: \(OpenSSLSupport.drainErrors())")
         }
         self.configuration = configuration
+        self.asksForClientIdentity = asksForClientIdentity && configuration.clientIdentity == nil
         self.context = context
         self.sessions = TLSSessionCache(capacity: 256)
         self.approvals = TrustApprovalCache(capacity: 256)
@@ -110,13 +114,12 @@ package final class TLSClientContext: @unchecked Sendable {
             }
         } else {
             // Without an identity OpenSSL calls this when the server asks for a certificate
-            // (RFC 5246 §7.4.4); noting it lets a TLS 1.2 handshake_failure that follows be
-            // named for what it is. Returning 0 sends no certificate.
-            SSL_CTX_set_client_cert_cb(context) { ssl, _, _ in
-                if let ssl, let owner = SSL_get_ex_data(ssl, 0) {
-                    Unmanaged<TLSConnection>.fromOpaque(owner).takeUnretainedValue().clientCertificateRequested()
-                }
-                return 0
+            // (RFC 5246 §7.4.4): the connection asks its owner when the context says so, and
+            // otherwise sends none (returning 0) and notes it, so a TLS 1.2 handshake_failure
+            // that follows is named for what it is.
+            SSL_CTX_set_client_cert_cb(context) { ssl, x509, key in
+                guard let ssl, let owner = SSL_get_ex_data(ssl, 0) else { return 0 }
+                return Unmanaged<TLSConnection>.fromOpaque(owner).takeUnretainedValue().clientCertificateRequested(x509, key)
             }
         }
         if settings.resumesSessions {

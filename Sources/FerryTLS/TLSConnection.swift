@@ -26,6 +26,10 @@ package final class TLSConnection {
         /// ``approvePeer()`` and go on, or drop the connection. Nothing of the client's
         /// certificate has been sent yet.
         case needsVerification
+        /// The server asked for a client certificate and the context has none: pick one (or
+        /// none) with ``provideClientIdentity(_:)``, then call again. Only when the context was
+        /// made with `asksForClientIdentity`; otherwise none is sent at once.
+        case needsClientIdentity
         /// Failed; the connection is unusable.
         case failed(TLSError)
     }
@@ -57,6 +61,9 @@ package final class TLSConnection {
     private var failure: TLSError?
     /// The server asked for a client certificate, and none is configured.
     private var certificateRequestedWithoutIdentity = false
+    /// The owner's answer to ``HandshakeStatus/needsClientIdentity``: nil until it answered,
+    /// `.some(nil)` for no certificate.
+    private var providedIdentity: ClientIdentity??
     /// The owner accepted the server's chain; the verification callback lets the handshake on.
     private(set) var isPeerApproved = false
     /// The default rules' approval of this connection's chain (``recordDefaultTrustApproval(_:)``);
@@ -168,6 +175,7 @@ package final class TLSConnection {
         }
         let code = SSL_get_error(ssl, result)
         if code == cferry_ssl_error_want_retry_verify() { return .needsVerification }
+        if code == SSL_ERROR_WANT_X509_LOOKUP { return .needsClientIdentity }
         switch code {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
             return .needsInput
@@ -182,6 +190,12 @@ package final class TLSConnection {
             failure = error
             return .failed(error)
         }
+    }
+
+    /// Answers ``HandshakeStatus/needsClientIdentity``: the certificate (and key and chain) to
+    /// send, or nil for none; the next ``handshake()`` goes on.
+    package func provideClientIdentity(_ identity: ClientIdentity?) {
+        providedIdentity = .some(identity)
     }
 
     /// Accepts the server's chain after ``HandshakeStatus/needsVerification``; the next
@@ -295,9 +309,30 @@ package final class TLSConnection {
 
     // MARK: - Private
 
-    /// OpenSSL's client certificate callback ran: the server sent a CertificateRequest.
-    func clientCertificateRequested() {
-        certificateRequestedWithoutIdentity = true
+    /// OpenSSL's client certificate callback ran: the server sent a CertificateRequest and the
+    /// context has no identity. Returns the callback's answer: 1 with `x509` and `key` set (each
+    /// with a reference of its own for OpenSSL), 0 for no certificate, -1 to suspend the
+    /// handshake until the owner answers (``HandshakeStatus/needsClientIdentity``).
+    func clientCertificateRequested(
+        _ x509: UnsafeMutablePointer<OpaquePointer?>?, _ key: UnsafeMutablePointer<OpaquePointer?>?
+    ) -> Int32 {
+        guard context.asksForClientIdentity else {
+            certificateRequestedWithoutIdentity = true
+            return 0
+        }
+        guard let answer = providedIdentity else { return -1 }
+        guard let identity = answer, let x509, let key else {
+            certificateRequestedWithoutIdentity = true
+            return 0
+        }
+        for intermediate in identity.chain where cferry_ssl_add1_chain_cert(ssl, intermediate) != 1 {
+            return 0
+        }
+        X509_up_ref(identity.x509)
+        EVP_PKEY_up_ref(identity.privateKey)
+        x509.pointee = identity.x509
+        key.pointee = identity.privateKey
+        return 1
     }
 
     /// OpenSSL issued a resumable session (after the handshake in TLS 1.2, in a post-handshake

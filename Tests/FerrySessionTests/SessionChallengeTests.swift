@@ -92,3 +92,80 @@ struct SessionChallengeTests {
         }
     }
 }
+
+/// The session delegate's client-certificate challenge, against a server that requires one:
+/// the identity is chosen per host and port, the server receives it; no answer sends none.
+@Suite("Session client-certificate challenge (end to end)")
+struct SessionClientCertificateChallengeTests {
+    /// Answers the client-certificate challenge with `identity` (or defers, or cancels), and
+    /// lets every server-trust challenge take the default rules.
+    final class IdentityPicker: SessionDelegate {
+        let identity: ClientIdentity?
+        let disposition: AuthChallengeDisposition
+        private let seen = Mutex<[ProtectionSpace]>([])
+
+        init(_ identity: ClientIdentity?, disposition: AuthChallengeDisposition = .useCredential) {
+            self.identity = identity
+            self.disposition = disposition
+        }
+
+        var clientCertificateSpaces: [ProtectionSpace] { seen.withLock { $0 } }
+
+        func session(_ session: Session, didReceive challenge: AuthenticationChallenge,
+                     completionHandler: @escaping @Sendable (AuthChallengeDisposition, Credential?) -> Void) {
+            guard challenge.protectionSpace.authenticationMethod == .clientCertificate else {
+                return completionHandler(.performDefaultHandling, nil)
+            }
+            seen.withLock { $0.append(challenge.protectionSpace) }
+            completionHandler(disposition, identity.map { Credential(identity: $0) })
+        }
+    }
+
+    @Test("the delegate's identity reaches the server", arguments: [TLSServerConfiguration.Version.tls13, .tls12])
+    func delegatePicksTheIdentity(version: TLSServerConfiguration.Version) async throws {
+        let server = TLSServerConfiguration(versions: version ... version, clientAuthentication: .required)
+        try await TLSTestServer.withServer(server) { server in
+            let identity = try SessionClientCertificateTests.IdentityFile.pem.load()
+            let delegate = IdentityPicker(identity)
+            let session = Session(configuration: try TLSSessionTest.configuration(), delegate: delegate)
+            defer { session.invalidateAndCancel() }
+            let (_, response) = try await session.data(for: NetworkRequest(url: try TLSSessionTest.url(server)))
+            #expect(response.statusCode == 200)
+            let space = try #require(delegate.clientCertificateSpaces.first)
+            #expect(delegate.clientCertificateSpaces.count == 1)
+            #expect(space.host == "localhost")
+            #expect(space.port == server.port)
+            #expect(space.protocol == "https")
+            let connection = try #require(server.connections.first)
+            #expect(connection.clientCertificateDER == identity.certificate.derRepresentation)
+        }
+    }
+
+    @Test("deferring sends no certificate: a server that requires one refuses")
+    func deferringSendsNone() async throws {
+        let server = TLSServerConfiguration(versions: .tls13 ... .tls13, clientAuthentication: .required)
+        try await TLSTestServer.withServer(server) { server in
+            let delegate = IdentityPicker(nil, disposition: .performDefaultHandling)
+            let session = Session(configuration: try TLSSessionTest.configuration(), delegate: delegate)
+            defer { session.invalidateAndCancel() }
+            let error = await networkError { try await session.data(for: NetworkRequest(url: try TLSSessionTest.url(server))) }
+            #expect(error?.code == .clientCertificateRequired)
+            #expect(delegate.clientCertificateSpaces.count == 1)
+            #expect(server.requestCount == 0)
+        }
+    }
+
+    @Test("cancelling gives the connection up")
+    func cancellingGivesUp() async throws {
+        let server = TLSServerConfiguration(versions: .tls12 ... .tls12, clientAuthentication: .required)
+        try await TLSTestServer.withServer(server) { server in
+            let delegate = IdentityPicker(nil, disposition: .cancelAuthenticationChallenge)
+            let session = Session(configuration: try TLSSessionTest.configuration(), delegate: delegate)
+            defer { session.invalidateAndCancel() }
+            let error = await networkError { try await session.data(for: NetworkRequest(url: try TLSSessionTest.url(server))) }
+            #expect(error?.code == .cancelled)
+            #expect(server.requestCount == 0)
+            #expect(server.applicationBytesReceived == 0)
+        }
+    }
+}

@@ -17,6 +17,8 @@ static inline long cferry_ssl_ctx_set_mode(SSL_CTX *ctx, long mode) { return SSL
 static inline long cferry_ssl_ctx_set_session_cache_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_session_cache_mode(ctx, mode); }
 /// SSL_CTX_add1_chain_cert.
 static inline int cferry_ssl_ctx_add1_chain_cert(SSL_CTX *ctx, X509 *x509) { return (int)SSL_CTX_add1_chain_cert(ctx, x509); }
+/// SSL_add1_chain_cert: an intermediate sent with this connection's client certificate.
+static inline int cferry_ssl_add1_chain_cert(SSL *ssl, X509 *x509) { return (int)SSL_add1_chain_cert(ssl, x509); }
 /// SSL_set_tlsext_host_name: the SNI name.
 static inline int cferry_ssl_set_sni(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
 /// BIO_set_mem_eof_return: what an empty memory BIO returns (-1: "retry", not end of file).

@@ -40,6 +40,9 @@ let package = Package(
         .executableTarget(name: "bench-urlsession", dependencies: ["BenchSupport", "CBenchShims"]),
         // Runs the clients (and curl) as child processes and measures them with wait4.
         .executableTarget(name: "bench-driver", dependencies: ["BenchSupport", "CBenchShims"]),
+        // The floor: a minimal blocking C client on the system's OpenSSL, with full verification,
+        // speaking the same contract as the Swift clients (what Ferry costs above it is Ferry's).
+        .executableTarget(name: "bench-c", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         // A C launcher between the driver and each client, so a client's peak RSS is its own.
         .executableTarget(name: "bench-launch"),
     ],

@@ -14,8 +14,9 @@ struct Client: Sendable {
         let scratchPath: String
     }
 
-    /// A Swift client of this package (`bench-ferry`, `bench-ahc`, `bench-urlsession`).
-    static func swift(_ name: String, binary: String) -> Client {
+    /// A client of this package that speaks BenchSupport's command-line contract: the Swift
+    /// clients (`bench-ferry`, `bench-ahc`, `bench-urlsession`) and the C floor (`bench-c`).
+    static func contract(_ name: String, binary: String) -> Client {
         Client(name: name) { workload, run throws(BenchError) in
             var argv = [binary, "--url", run.url, "--count", String(workload.requests),
                         "--concurrency", String(workload.concurrency),

@@ -42,9 +42,10 @@ struct Driver {
         let bin = options.binDirectory
         clients = options.clients.map { name in
             switch name {
-            case "ferry": return .swift("ferry", binary: "\(bin)/bench-ferry")
-            case "ahc": return .swift("ahc", binary: "\(bin)/bench-ahc")
-            case "urlsession": return .swift("urlsession", binary: "\(bin)/bench-urlsession")
+            case "ferry": return .contract("ferry", binary: "\(bin)/bench-ferry")
+            case "ahc": return .contract("ahc", binary: "\(bin)/bench-ahc")
+            case "urlsession": return .contract("urlsession", binary: "\(bin)/bench-urlsession")
+            case "c": return .contract("c", binary: "\(bin)/bench-c")
             default: return .curl(binary: options.curl)
             }
         }

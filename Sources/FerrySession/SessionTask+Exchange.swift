@@ -23,7 +23,7 @@ extension SessionTask: ExchangeDelegate {
     }
 
     package func exchangeDidSendBody(bytes: Int64, total: Int64, expected: Int64?) {
-        let uploads = engineSide.kind == .upload
+        let uploads = kind == .upload
         let sentSoFar = core.withLock { core -> Int64 in
             core.counts.bytesSent += bytes
             core.counts.bytesExpectedToSend = expected
@@ -108,7 +108,7 @@ extension SessionTask: ExchangeDelegate {
         case .success(let more): wantsMore = more
         case .failure(let error): return .stop(error)
         }
-        let uploads = engineSide.kind == .upload
+        let uploads = kind == .upload
         let demand = core.withLock { core -> TaskStateMachine.Demand in
             core.counts.bytesReceived += Int64(count)
             core.publishProgress(uploads: uploads)

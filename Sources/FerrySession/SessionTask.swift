@@ -35,6 +35,8 @@ public class SessionTask: @unchecked Sendable {
     public let originalRequest: NetworkRequest
     /// The session that runs the task.
     public let session: Session
+    /// What kind of task this is (fixed; readable from any thread, unlike ``engineSide``).
+    let kind: TaskKind
 
     let core: Mutex<TaskCore>
     /// Where the session's ``TaskRegistry`` keeps this task while it runs (-1: not there).
@@ -48,10 +50,11 @@ public class SessionTask: @unchecked Sendable {
 
     init(session: Session, identifier: Int, request: NetworkRequest, sink: TaskEngineSide.Sink, kind: TaskKind) {
         self.session = session
+        self.kind = kind
         taskIdentifier = identifier
         originalRequest = request
         core = Mutex(TaskCore())
-        engineSide = TaskEngineSide(sink: sink, kind: kind)
+        engineSide = TaskEngineSide(sink: sink)
     }
 
     // MARK: - State
@@ -99,14 +102,14 @@ public class SessionTask: @unchecked Sendable {
 
     /// How far the task has come: body bytes received against those expected (for an upload
     /// task, body bytes sent against the body's length).
-    public var progress: TaskProgress { core.withLock { $0.progress(uploads: engineSide.kind == .upload) } }
+    public var progress: TaskProgress { core.withLock { $0.progress(uploads: kind == .upload) } }
 
     /// The task's progress as it changes, starting with its current value and ending when the
     /// task completes. Each call makes a new sequence; a slow reader sees the newest values (at
     /// most 8 wait for it).
     public var progressUpdates: AsyncStream<TaskProgress> {
         let (stream, continuation) = AsyncStream.makeStream(of: TaskProgress.self, bufferingPolicy: .bufferingNewest(8))
-        let uploads = engineSide.kind == .upload
+        let uploads = kind == .upload
         let finished = core.withLock { core -> Bool in
             continuation.yield(core.progress(uploads: uploads))
             guard core.machine.publicState != .completed else { return true }
@@ -172,6 +175,11 @@ public class SessionTask: @unchecked Sendable {
             if own == nil, let sessionWide { engineSide.start(delegate: sessionWide, for: self) }
             try engineSide.prepareSink(for: originalRequest)
             let (exchange, engine) = try session.prepare(originalRequest, priority: priority)
+            // Cancelled meanwhile: the exchange must not start (a fast one could finish, and
+            // send what the caller no longer wants, before the cancellation reached it).
+            if core.withLock({ $0.machine.publicState == .canceling }) {
+                return exchangeEnded(.failure(NetworkError(SessionFailure.cancelled, url: originalRequest.url)), metrics: nil)
+            }
             let handle = engine.execute(exchange, delegate: self)
             let cancelNow = core.withLock { core -> Bool in
                 core.handle = handle

@@ -27,7 +27,6 @@ struct TaskEngineSide {
         case delegate
     }
 
-    let kind: TaskKind
     private(set) var sink: Sink
     private(set) var collected = Data()
     private(set) var file: DownloadFile?
@@ -40,9 +39,8 @@ struct TaskEngineSide {
     /// One entry per finished exchange.
     var transactions: [TransactionMetrics] = []
 
-    init(sink: Sink, kind: TaskKind) {
+    init(sink: Sink) {
         self.sink = sink
-        self.kind = kind
     }
 
     /// The body goes to a ``ResponseBody`` consumer (before the task starts).

@@ -1,0 +1,138 @@
+// Delegates the task tests share: recorders, checkers and deciders.
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+@testable import FerrySession
+
+/// A session delegate that records invalidation and, as the session-wide task delegate,
+/// every task event.
+final class SessionEvents: SessionDelegate, SessionDataDelegate {
+    let invalidated = AsyncEvent()
+    let tasks: RecordingDelegate
+
+    init(queue: DispatchQueue) { tasks = RecordingDelegate(queue: queue) }
+
+    func session(_ session: Session, didBecomeInvalidWithError error: NetworkError?) { invalidated.set() }
+    func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        tasks.session(session, dataTask: dataTask, didReceive: data)
+    }
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
+        tasks.session(session, task: task, didCompleteWithError: error)
+    }
+}
+
+/// Checks a body against ``TestBytes`` as it arrives, keeping none of it.
+final class PatternChecker: SessionDataDelegate {
+    let completed = AsyncEvent()
+    private let state = Mutex<(count: Int, mismatch: Int?, error: NetworkError?)>((0, nil, nil))
+
+    var count: Int { state.withLock { $0.count } }
+    var mismatch: Int? { state.withLock { $0.mismatch } }
+    var error: NetworkError? { state.withLock { $0.error } }
+
+    func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        state.withLock { state in
+            if state.mismatch == nil {
+                for (index, byte) in data.enumerated() where byte != TestBytes.byte(at: state.count + index) {
+                    state.mismatch = state.count + index
+                    break
+                }
+            }
+            state.count += data.count
+        }
+    }
+
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
+        state.withLock { $0.error = error }
+        completed.set()
+    }
+}
+
+/// Cancels its data task from the first piece of body it receives.
+final class CancellingDelegate: SessionDataDelegate {
+    let completed = AsyncEvent()
+    private let outcome = Mutex<NetworkError?>(nil)
+
+    var error: NetworkError? { outcome.withLock { $0 } }
+
+    func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        dataTask.cancel()
+    }
+
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
+        outcome.withLock { $0 = error }
+        completed.set()
+    }
+}
+
+/// Decides about the response with the completion-handler form, later and from another queue.
+final class DecidingDelegate: SessionDataDelegate {
+    let completed = AsyncEvent()
+    private let disposition: ResponseDisposition
+    private let state = Mutex<(asked: NetworkResponse?, before: Int64?, received: Int, error: NetworkError?)>((nil, nil, 0, nil))
+
+    init(_ disposition: ResponseDisposition) { self.disposition = disposition }
+
+    var askedWith: NetworkResponse? { state.withLock { $0.asked } }
+    var bytesBeforeDecision: Int64? { state.withLock { $0.before } }
+    var received: Int { state.withLock { $0.received } }
+    var error: NetworkError? { state.withLock { $0.error } }
+
+    func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse,
+                 completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        state.withLock { $0.asked = response }
+        let disposition = self.disposition
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in
+            // The engine paused at the head: nothing of the body has arrived even now.
+            state.withLock { $0.before = dataTask.countOfBytesReceived }
+            completionHandler(disposition)
+        }
+    }
+
+    func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        state.withLock { $0.received += data.count }
+    }
+
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
+        state.withLock { $0.error = error }
+        completed.set()
+    }
+}
+
+/// Decides with the async form only: cancels.
+final class AsyncDecidingDelegate: SessionDataDelegate {
+    let completed = AsyncEvent()
+    private let state = Mutex<(asked: Bool, error: NetworkError?)>((false, nil))
+
+    var asked: Bool { state.withLock { $0.asked } }
+    var error: NetworkError? { state.withLock { $0.error } }
+
+    func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse) async -> ResponseDisposition {
+        state.withLock { $0.asked = true }
+        return .cancel
+    }
+
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
+        state.withLock { $0.error = error }
+        completed.set()
+    }
+}
+
+/// Holds its data task at the response until ``allow()``.
+final class HoldingDelegate: SessionDataDelegate {
+    let asked = AsyncEvent()
+    private let handler = Mutex<(@Sendable (ResponseDisposition) -> Void)?>(nil)
+
+    func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse,
+                 completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        handler.withLock { $0 = completionHandler }
+        asked.set()
+    }
+
+    func allow() {
+        handler.withLock { $0 }?(.allow)
+    }
+}

@@ -34,8 +34,8 @@ struct TaskEngineSide {
     private(set) var delegate: (any SessionTaskDelegate)?
     /// The download delegate to tell of writes, and the task as it knows it.
     private(set) var writeObserver: (delegate: any SessionDownloadDelegate, task: DownloadTask)?
-    /// When the task started (wall clock), for metrics.
-    private(set) var fetchStart = Date()
+    /// When the task started (wall clock), for metrics; set by ``start(delegate:for:)``.
+    private(set) var fetchStart = Date(timeIntervalSinceReferenceDate: 0)
     /// One entry per finished exchange.
     var transactions: [TransactionMetrics] = []
 

@@ -47,6 +47,13 @@ extension NetworkError {
             self.init(.sessionInvalidated, reason: "The session's engine could not start: \(cause)", failingURL: url, underlyingError: cause)
         case .tlsUnavailable(let cause):
             self.init(.secureConnectionFailed, reason: "TLS could not be set up: \(cause)", failingURL: url, underlyingError: cause)
+        case .invalidHeaderName(let name):
+            // Lower case: tools quote it after their own words (`ferry: option -H: …`).
+            self.init(.invalidRequest, reason: "invalid header name \"\(name.prefix(80))\"", failingURL: url,
+                      underlyingError: RequestEncodingError(.invalidFieldName, detail: name))
+        case .invalidHeaderValue(let name):
+            self.init(.invalidRequest, reason: "header \(name) has a value with CR, LF, NUL or another control character",
+                      failingURL: url, underlyingError: RequestEncodingError(.invalidFieldValue, detail: name))
         }
     }
 
@@ -157,4 +164,8 @@ enum SessionFailure: Error {
     case engineUnavailable(SystemError)
     /// OpenSSL refused the session's TLS configuration.
     case tlsUnavailable(TLSError)
+    /// A header name given to a request is not a token.
+    case invalidHeaderName(String)
+    /// A header value given to a request holds CR, LF, NUL or another control character.
+    case invalidHeaderValue(name: String)
 }

@@ -62,9 +62,7 @@ public struct NetworkRequest: Sendable {
 
     private static func validatedName(_ name: String) throws(NetworkError) -> HTTPField.Name {
         guard let fieldName = HTTPField.Name(name) else {
-            throw NetworkError(
-                .invalidRequest, reason: "invalid header name \"\(name.prefix(80))\"",
-                underlyingError: RequestEncodingError(.invalidFieldName, detail: name))
+            throw NetworkError(SessionFailure.invalidHeaderName(name), url: nil)
         }
         return fieldName
     }
@@ -74,9 +72,7 @@ public struct NetworkRequest: Sendable {
     private static func validatedValue(_ value: String, name: String) throws(NetworkError) -> String {
         let trimmed = HTTPSyntax.trimmingWhitespace(value)
         guard HTTPField.isValidValue(trimmed) else {
-            throw NetworkError(
-                .invalidRequest, reason: "header \(name) has a value with CR, LF, NUL or another control character",
-                underlyingError: RequestEncodingError(.invalidFieldValue, detail: name))
+            throw NetworkError(SessionFailure.invalidHeaderValue(name: name), url: nil)
         }
         return trimmed
     }

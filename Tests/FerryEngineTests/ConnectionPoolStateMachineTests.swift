@@ -198,3 +198,50 @@ extension ConnectionPoolStateMachineTests {
         #expect(pool.connectionEstablished(1, now: t0) == [.execute(2, on: 1)])
     }
 }
+
+// MARK: - Waiter order, as a table
+
+/// One row: requests arrive with these priorities while the only connection opens (request
+/// ids are the indices), some give up; the connection then serves the rest in `served` order.
+struct WaiterOrderCase: Sendable, CustomTestStringConvertible {
+    var name: String
+    var priorities: [Float]
+    var cancelled: Set<Int> = []
+    var served: [Int]
+
+    var testDescription: String { name }
+}
+
+extension ConnectionPoolStateMachineTests {
+    static let waiterOrder: [WaiterOrderCase] = [
+        WaiterOrderCase(name: "equal priorities: first come, first served", priorities: [0.5, 0.5, 0.5, 0.5], served: [0, 1, 2, 3]),
+        WaiterOrderCase(name: "rising priorities: the last first", priorities: [0.1, 0.4, 0.7, 1], served: [3, 2, 1, 0]),
+        WaiterOrderCase(name: "falling priorities: arrival order", priorities: [1, 0.7, 0.4, 0], served: [0, 1, 2, 3]),
+        WaiterOrderCase(name: "ties keep arrival order within each level", priorities: [0.2, 0.9, 0.2, 0.9, 0.5],
+                        served: [1, 3, 4, 0, 2]),
+        WaiterOrderCase(name: "a cancelled top waiter is skipped", priorities: [0.5, 1, 0.5], cancelled: [1], served: [0, 2]),
+        WaiterOrderCase(name: "cancelled waiters of every level", priorities: [0, 1, 0.5, 1, 0], cancelled: [1, 4],
+                        served: [3, 2, 0]),
+    ]
+
+    @Test(arguments: waiterOrder)
+    func waitersAreServedInPriorityOrder(_ row: WaiterOrderCase) {
+        var pool = machine(max: 1)
+        var actions: [ConnectionPoolStateMachine.Action] = []
+        for (id, priority) in row.priorities.enumerated() {
+            actions += pool.leaseRequested(id, key: key, priority: priority)
+        }
+        #expect(actions == [.createConnection(0, key)], "one connection for all: \(actions)")
+        for id in row.cancelled.sorted() {
+            let removed = pool.leaseCancelled(id, key: key)
+            #expect(removed)
+        }
+        var served = pool.connectionEstablished(0, now: t0)
+        for _ in row.served.dropFirst() {
+            served += pool.exchangeFinished(on: 0, reusable: true, now: t0)
+        }
+        #expect(served == row.served.map { .execute($0, on: 0) })
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.scheduleIdleTimeout(0, at: t0 + .seconds(60))],
+                "nobody is left waiting")
+    }
+}

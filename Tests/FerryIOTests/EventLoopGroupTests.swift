@@ -51,6 +51,21 @@ struct EventLoopGroupTests {
         #expect(ran.load(ordering: .relaxed) == 1)
     }
 
+    @Test("executeIfRunning runs the task on a running loop and leaves one that never started startable")
+    func executeIfRunning() async throws {
+        let group = try EventLoopGroup(loopCount: 2)
+        defer { group.shutdownGracefully() }
+        let ran = Atomic<Int>(0)
+        _ = try await group.loops[0].sync { 0 }
+        #expect(group.loops[0].executeIfRunning { ran.add(1, ordering: .relaxed) })
+        #expect(!group.loops[1].executeIfRunning { ran.add(10, ordering: .relaxed) })
+        #expect(!group.loops[1].hasStartedThread)
+        // Unlike executeIfStarted, the loop is not retired: its first real task starts it.
+        _ = try await group.loops[1].sync { ran.add(100, ordering: .relaxed).newValue }
+        _ = try await group.loops[0].sync { 0 }
+        #expect(ran.load(ordering: .relaxed) == 101)
+    }
+
     @Test("the default loop count is between 1 and 4")
     func defaultCount() async throws {
         let group = try EventLoopGroup()

@@ -310,13 +310,15 @@ struct SessionTaskTests {
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
             let size = 100 << 20
-            let checker = PatternChecker()
+            let marks = [1 << 20, 30 << 20, 70 << 20]
+            // The delegate suspends the task from the piece that crosses each mark: the body
+            // cannot have ended by then (the delegate queue's backlog holds the engine).
+            let checker = PatternChecker(suspendingAt: marks)
             let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/\(size)")))
             task.delegate = checker
             task.resume()
-            for mark in [1 << 20, 30 << 20, 70 << 20] {
-                #expect(await waitUntil { task.countOfBytesReceived >= mark })
-                task.suspend()
+            for index in marks.indices {
+                #expect(await checker.suspensions[index].wait(timeout: .seconds(30)), "mark \(marks[index]) reached")
                 #expect(task.state == .suspended)
                 let suspendedAt = task.countOfBytesReceived
                 #expect(await waitUntil { task.isReadingPausedForTests }, "the engine stopped reading")

@@ -27,21 +27,48 @@ final class SessionEvents: SessionDelegate, SessionDataDelegate {
 /// Checks a body against ``TestBytes`` as it arrives, keeping none of it.
 final class PatternChecker: SessionDataDelegate {
     let completed = AsyncEvent()
+    /// Set when the task was suspended at each of the marks given at creation.
+    let suspensions: [AsyncEvent]
+    private let marks: [Int]
     private let state = Mutex<(count: Int, mismatch: Int?, error: NetworkError?)>((0, nil, nil))
+
+    /// - Parameter marks: Byte counts, rising: the piece that crosses each suspends the task.
+    init(suspendingAt marks: [Int] = []) {
+        self.marks = marks
+        suspensions = marks.map { _ in AsyncEvent() }
+    }
+    /// The pattern from offset 0 over one period plus the largest piece a delegate gets: any
+    /// piece compares against a slice of it with one memcmp (a byte loop over 100 MiB in a
+    /// debug build would hold a core for seconds and slow every test running beside it).
+    private static let reference = TestBytes.pattern(count: TestBytes.period + 2 << 20)
 
     var count: Int { state.withLock { $0.count } }
     var mismatch: Int? { state.withLock { $0.mismatch } }
     var error: NetworkError? { state.withLock { $0.error } }
 
     func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
-        state.withLock { state in
-            if state.mismatch == nil {
-                for (index, byte) in data.enumerated() where byte != TestBytes.byte(at: state.count + index) {
-                    state.mismatch = state.count + index
-                    break
-                }
-            }
+        let (before, after) = state.withLock { state -> (Int, Int) in
+            if state.mismatch == nil, !Self.matches(data, at: state.count) { state.mismatch = state.count }
             state.count += data.count
+            return (state.count - data.count, state.count)
+        }
+        for (index, mark) in marks.enumerated() where before < mark && after >= mark {
+            dataTask.suspend()
+            suspensions[index].set()
+        }
+    }
+
+    private static func matches(_ data: Data, at offset: Int) -> Bool {
+        let start = offset % TestBytes.period
+        guard !data.isEmpty else { return true }
+        guard data.count <= reference.count - start else {
+            // Larger than any piece the engine hands over; compared the slow way.
+            return data.elementsEqual(TestBytes.pattern(from: offset, count: data.count))
+        }
+        return data.withUnsafeBytes { piece in
+            reference.withUnsafeBytes { pattern in
+                memcmp(piece.baseAddress!, pattern.baseAddress! + start, piece.count) == 0
+            }
         }
     }
 

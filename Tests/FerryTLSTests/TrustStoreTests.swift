@@ -104,16 +104,19 @@ struct TrustStoreTests {
 
     static let probeVariable = "FERRY_TRUST_STORE_PROBE_OUTPUT"
 
-    /// Runs only in the child started by ``systemStoreHonoursSSLCertFile()`` (a no-op
-    /// otherwise): writes whether the system store trusts the private chain.
+    /// Runs only in the child started by ``systemStoreHonoursSSLCertFile()`` (skipped
+    /// otherwise): expects the system store, loaded with SSL_CERT_FILE naming the private root,
+    /// to trust the private chain (a failure makes the child exit non-zero), and writes the
+    /// verdict for the parent to check as well.
     @Test("system store probe", .enabled(if: ProcessInfo.processInfo.environment[probeVariable] != nil,
                                          "does its work only in the child process systemStoreHonoursSSLCertFile starts"))
     func systemStoreProbe() throws {
         let path = try #require(ProcessInfo.processInfo.environment[Self.probeVariable])
         let trust = try TrustFixtures.trust("localhost", ["leaf", "intermediate-ca"], store: .system)
-        try (trust.isTrustedByDefault ? "trusted" : "untrusted: \(trust.defaultEvaluationFailure?.description ?? "")")
+        let failure = trust.defaultEvaluationFailure
+        try (trust.isTrustedByDefault ? "trusted" : "untrusted: \(failure?.description ?? "")")
             .write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(FileManager.default.fileExists(atPath: path), "the parent reads the verdict from here")
+        #expect(trust.isTrustedByDefault, "the system store did not take SSL_CERT_FILE: \(String(describing: failure))")
     }
 }
 

@@ -222,21 +222,24 @@ struct EngineKeepAliveTests {
         let server = try ScriptedServer(scripts: [
             [.readRequest, .send(EngineTest.ok("one")), .readRequest, .close],
             [.readRequest, .send(EngineTest.ok("two")), .close],
+            EngineTest.markerScript,
         ])
         defer { server.shutdown() }
         let engine = try EngineTest.makeEngine()
         defer { engine.shutdown() }
         #expect(await EngineTest.run(engine, EngineTest.request(server)).succeeded)
         #expect(await EngineTest.run(engine, EngineTest.request(server)).succeeded)
-        // A surplus connection would sit in the listen backlog until the second script ends.
         #expect(await server.waitForFinishedConnections(2, timeout: .seconds(30)))
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(server.acceptedConnections == 2)
+        // A surplus connection would wait in the listen backlog, ahead of the marker's.
+        try await EngineTest.expectNoOtherConnection(from: engine, to: server, accepted: 2)
     }
 
     @Test("stale connection with a POST: emptyReply, never retried")
     func stalePostIsNotRetried() async throws {
-        let server = try ScriptedServer(scripts: [[.readRequest, .send(EngineTest.ok("one")), .readRequest, .close]])
+        let server = try ScriptedServer(scripts: [
+            [.readRequest, .send(EngineTest.ok("one")), .readRequest, .close],
+            EngineTest.markerScript,
+        ])
         defer { server.shutdown() }
         let engine = try EngineTest.makeEngine()
         defer { engine.shutdown() }
@@ -244,8 +247,7 @@ struct EngineKeepAliveTests {
         let post = await EngineTest.run(engine, EngineTest.request(server, method: .post, body: .bytes(EngineTest.bytes("once"))))
         #expect(post.error?.kind == .emptyReply)
         #expect(post.record.sentHeads.count == 1)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(server.acceptedConnections == 1)
+        try await EngineTest.expectNoOtherConnection(from: engine, to: server, accepted: 1)
     }
 
     @Test("a retried GET that fails again is not retried a second time")
@@ -253,6 +255,7 @@ struct EngineKeepAliveTests {
         let server = try ScriptedServer(scripts: [
             [.readRequest, .send(EngineTest.ok("one")), .readRequest, .close],
             [.readRequest, .close],
+            EngineTest.markerScript,
         ])
         defer { server.shutdown() }
         // The default six connections per host: the retry must still open exactly one.
@@ -262,14 +265,14 @@ struct EngineKeepAliveTests {
         let second = await EngineTest.run(engine, EngineTest.request(server))
         #expect(second.error?.kind == .emptyReply)
         #expect(second.record.sentHeads.count == 2)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(server.acceptedConnections == 2)
+        try await EngineTest.expectNoOtherConnection(from: engine, to: server, accepted: 2)
     }
 
     @Test("a reused connection that dies after part of the response: not retried, the parse error is reported")
     func partialResponseOnReusedConnectionIsNotRetried() async throws {
         let server = try ScriptedServer(scripts: [
             [.readRequest, .send(EngineTest.ok("one")), .readRequest, .send("HTTP/1.1 200 O"), .close],
+            EngineTest.markerScript,
         ])
         defer { server.shutdown() }
         let engine = try EngineTest.makeEngine()
@@ -277,7 +280,6 @@ struct EngineKeepAliveTests {
         #expect(await EngineTest.run(engine, EngineTest.request(server)).succeeded)
         let second = await EngineTest.run(engine, EngineTest.request(server))
         #expect(second.parseError?.kind == .incompleteHead)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(server.acceptedConnections == 1)
+        try await EngineTest.expectNoOtherConnection(from: engine, to: server, accepted: 1)
     }
 }

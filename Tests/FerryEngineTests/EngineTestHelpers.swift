@@ -5,6 +5,7 @@ import FerryIO
 import FerryWire
 import HTTPTypes
 import Synchronization
+import Testing
 import TestSupport
 
 /// How an exchange ended, as its delegate was told.
@@ -205,6 +206,33 @@ enum EngineTest {
     /// own, suspending meanwhile instead of blocking a cooperative-pool thread.
     static func shutdown(_ engine: HTTPClientEngine) async {
         await offThePool { engine.shutdown() }
+    }
+
+    /// The script for the connection ``expectNoOtherConnection(from:to:accepted:sourceLocation:)``
+    /// opens: one `GET /marker`, answered, then closed.
+    static let markerScript: ConnectionScript = [.readRequest, .send(ok("marker")), .close]
+
+    /// Expects that `engine` opened exactly `accepted` connections to `server`, learnt from an
+    /// event instead of a pause long enough for a stray connection to show up.
+    ///
+    /// Shuts `engine` down (closing its sockets; no connect starts afterwards), then sends
+    /// `GET /marker` from a fresh engine. The kernel queues connections for `accept` in the order
+    /// their handshakes complete, and ``ScriptedServer`` serves them in accept order, so every
+    /// connection `engine` made, even one still in the listen backlog, is served before the
+    /// marker: the marker lands on connection `accepted` (whose script must be ``markerScript``)
+    /// only if there was no other.
+    static func expectNoOtherConnection(
+        from engine: HTTPClientEngine, to server: ScriptedServer, accepted: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        await shutdown(engine)
+        let markerEngine = try makeEngine()
+        let marker = await run(markerEngine, request(server, target: "/marker"))
+        await shutdown(markerEngine)
+        #expect(marker.succeeded, "the marker request: \(marker.record.endings)", sourceLocation: sourceLocation)
+        #expect(server.receivedRequestHeads(connection: accepted).map(\.startLine) == ["GET /marker HTTP/1.1"],
+                "connection \(accepted) should be the marker's", sourceLocation: sourceLocation)
+        #expect(server.acceptedConnections == accepted + 1, sourceLocation: sourceLocation)
     }
 
     /// The UTF-8 bytes of `text`.

@@ -196,9 +196,8 @@ struct SessionBodyTests {
             let request = NetworkRequest(url: server.url("/post"), method: .post)
             let error = await networkError { try await session.upload(for: request, from: .file(FileManager.default.temporaryDirectory)) }
             #expect(error?.code == .cannotOpenFile)
-            // Give a head that did go out time to reach the server's counter.
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(server.requestCount == 0, "a body that cannot be read must not announce itself")
+            await Self.expectOnlyMarkerArrives(at: server)
+            #expect(server.requestCount == 1, "a body that cannot be read must not announce itself")
         }
     }
 
@@ -234,10 +233,24 @@ struct SessionBodyTests {
             let error = await networkError { try await session.upload(for: request, from: .file(missing)) }
             #expect(error?.code == .cannotOpenFile)
             #expect(error?.failingURL == request.url)
-            // Give a head that did go out time to reach the server's counter.
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(server.requestCount == 0)
-            #expect(server.connectionCount == 0, "a refused request never opens a connection")
+            await Self.expectOnlyMarkerArrives(at: server)
+            #expect(server.requestCount == 1)
+            #expect(server.connectionCount == 1, "a refused request never opens a connection")
         }
+    }
+
+    /// Sends `GET /get?marker` from a session of its own and expects it to be the only request
+    /// `server` saw. An event instead of a pause: the server runs on one event loop, accepting
+    /// connections in the order the kernel queued them and reading each as it is accepted, so a
+    /// connection or head that went out before the marker is counted before the marker's
+    /// response. A fresh session, because one that parked a stray connection would reuse it.
+    private static func expectOnlyMarkerArrives(
+        at server: HTTPBinServer, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let session = Session(configuration: SessionTest.configuration())
+        let error = await networkError { try await session.data(for: NetworkRequest(url: server.url("/get?marker"))) }
+        await offThePool { session.invalidateAndCancel() }
+        #expect(error == nil, "the marker request failed: \(String(describing: error))", sourceLocation: sourceLocation)
+        #expect(server.receivedRequests.map(\.uri) == ["/get?marker"], sourceLocation: sourceLocation)
     }
 }

@@ -115,8 +115,11 @@ struct ResolverTests {
     @Test("lookups that overlap start more workers, never more than the maximum")
     func overlappingLookupsStartUpToTheMaximum() async throws {
         let gate = DispatchSemaphore(value: 0)
+        let gateOpened = Atomic<Bool>(false)
         let running = Atomic<Int>(0)
+        let startedBeforeOpening = Atomic<Int>(0)
         let resolver = Resolver(threadCount: 2) { _, port in
+            if !gateOpened.load(ordering: .acquiring) { startedBeforeOpening.add(1, ordering: .relaxed) }
             running.add(1, ordering: .relaxed)
             gate.wait()
             return .success([SocketAddress(ipAddress: "192.0.2.7", port: port)!])
@@ -124,7 +127,8 @@ struct ResolverTests {
         defer { resolver.shutdown() }
         try await withLoop { loop in
             let answered = Atomic<Int>(0)
-            loop.execute {
+            // Returns once all three are submitted: a worker is started (or not) inside resolve().
+            try await loop.sync {
                 for port in 1...3 {
                     resolver.resolve(host: "example.test", port: UInt16(port), on: loop) { result in
                         if case .success = result { answered.add(1, ordering: .relaxed) }
@@ -132,14 +136,18 @@ struct ResolverTests {
                 }
             }
             // Two lookups run at once, the third waits its turn: no third thread.
-            for _ in 0..<1000 where running.load(ordering: .relaxed) < 2 { try await Task.sleep(for: .milliseconds(5)) }
-            try await Task.sleep(for: .milliseconds(50))
-            #expect(running.load(ordering: .relaxed) == 2)
             #expect(resolver.threads.started == 2)
+            for _ in 0..<1000 where running.load(ordering: .relaxed) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(running.load(ordering: .relaxed) == 2)
+            // Stored before any signal, so a lookup that starts once a worker is free sees it.
+            gateOpened.store(true, ordering: .releasing)
             for _ in 1...3 { gate.signal() }
             for _ in 0..<1000 where answered.load(ordering: .relaxed) < 3 { try await Task.sleep(for: .milliseconds(5)) }
             #expect(answered.load(ordering: .relaxed) == 3)
             #expect(resolver.threads.started == 2)
+            // The event that proves the wait, rather than a pause: the third lookup started only
+            // after the gate opened, i.e. only when one of the two workers was free again.
+            #expect(startedBeforeOpening.load(ordering: .relaxed) == 2, "a third lookup ran while two were blocked")
         }
     }
 }

@@ -133,7 +133,7 @@ struct SessionTimeoutTests {
             let session = Session(configuration: SessionTest.configuration())
             let url = server.url("/drip?numbytes=50&duration=30&delay=0")
             let (body, _) = try await session.bytes(for: NetworkRequest(url: url))
-            session.invalidateAndCancel()
+            await offThePool { session.invalidateAndCancel() }
             let outcome = try await withTimeLimit(seconds: 20) {  // the drip lasts 30 s: still tells "ended" from "ran out"
                 await networkError { _ = try await body.collect() }
             }
@@ -209,7 +209,7 @@ struct SessionTimeoutTests {
             let url = server.url("/delay/30")
             let running = Task { await networkError { try await session.data(for: NetworkRequest(url: url)) } }
             try #require(await waitUntil { server.requestCount > 0 }, "precondition not reached")
-            session.invalidateAndCancel()
+            await offThePool { session.invalidateAndCancel() }
             let error = await running.value
             #expect(error?.code == .cancelled)
             let later = try await withTimeLimit(seconds: 20) {  // the drip lasts 30 s: still tells "ended" from "ran out"
@@ -219,7 +219,7 @@ struct SessionTimeoutTests {
             #expect(laterError != nil)
             #expect(laterError?.code == .sessionInvalidated)
             // Invalidating twice is harmless.
-            session.invalidateAndCancel()
+            await offThePool { session.invalidateAndCancel() }
         }
     }
 
@@ -232,7 +232,7 @@ struct SessionTimeoutTests {
                 Task { await networkError { try await session.data(for: NetworkRequest(url: url)) } }
             }
             try #require(await waitUntil { server.requestCount > 0 }, "precondition not reached")
-            session.invalidateAndCancel()
+            await offThePool { session.invalidateAndCancel() }
             let errors = try await withTimeLimit(seconds: 20) {  // the drip lasts 30 s: still tells "ended" from "ran out"
                 var errors: [NetworkError?] = []
                 for task in tasks { errors.append(await task.value) }
@@ -253,7 +253,8 @@ struct SessionTimeoutTests {
                     for _ in 0..<200 {
                         group.addTask { _ = await networkError { try await session.data(for: NetworkRequest(url: url)) } }
                     }
-                    group.addTask { session.invalidateAndCancel() }
+                    // Off the cooperative pool: invalidation joins the session's loop threads.
+                    group.addTask { await offThePool { session.invalidateAndCancel() } }
                     await group.waitForAll()
                 }
                 return true

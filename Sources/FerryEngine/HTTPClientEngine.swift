@@ -112,6 +112,12 @@ package final class ExchangeHandle: @unchecked Sendable {
     package func resumeReading() {
         loop?.execute { [self] in exchange?.resumeReading() }
     }
+
+    /// Runs `body` on the exchange's loop thread, after the delegate callbacks already under
+    /// way: a delegate changes its loop-confined state there, between two callbacks.
+    package func onLoop(_ body: @escaping @Sendable () -> Void) {
+        loop?.execute(body)
+    }
 }
 
 /// Calls its closure once, when ``tick()`` has been called `count` times (from any threads).

@@ -23,6 +23,7 @@ extension SessionTask: ExchangeDelegate {
     }
 
     package func exchangeDidSendBody(bytes: Int64, total: Int64, expected: Int64?) {
+        if let successor = engineSide.successor { return successor.exchangeDidSendBody(bytes: bytes, total: total, expected: expected) }
         let uploads = kind == .upload
         let sentSoFar = core.withLock { core -> Int64 in
             core.counts.bytesSent += bytes
@@ -58,6 +59,7 @@ extension SessionTask: ExchangeDelegate {
                     switch disposition {
                     case .allow: run(core.withLock { $0.machine.responseAllowed() })
                     case .cancel: cancel()
+                    case .becomeDownload: becomeDownload(telling: dataDelegate)
                     }
                 }
             }
@@ -69,22 +71,28 @@ extension SessionTask: ExchangeDelegate {
         }
     }
 
+    // A data task that became a download hands the rest of its exchange to the download task.
+
     package func exchangeDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDemand {
-        demand(after: engineSide.deliver(bytes, of: self), count: bytes.count)
+        if let successor = engineSide.successor { return successor.exchangeDidReceiveBody(bytes) }
+        return demand(after: engineSide.deliver(bytes, of: self), count: bytes.count)
     }
 
-    package var prefersOwnedBodyChunks: Bool { engineSide.prefersOwnedBodyChunks }
+    package var prefersOwnedBodyChunks: Bool { engineSide.successor?.prefersOwnedBodyChunks ?? engineSide.prefersOwnedBodyChunks }
 
     package func exchangeDidReceiveBody(owned chunk: consuming [UInt8]) -> BodyDemand {
+        if let successor = engineSide.successor { return successor.exchangeDidReceiveBody(owned: chunk) }
         let count = chunk.count
         return demand(after: engineSide.deliver(owned: chunk, of: self), count: count)
     }
 
     package func reusableBodyChunk(minimumCapacity: Int) -> [UInt8]? {
-        engineSide.reusableBodyChunk(minimumCapacity: minimumCapacity)
+        if let successor = engineSide.successor { return successor.reusableBodyChunk(minimumCapacity: minimumCapacity) }
+        return engineSide.reusableBodyChunk(minimumCapacity: minimumCapacity)
     }
 
     package func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics) {
+        if let successor = engineSide.successor { return successor.exchangeDidFinish(trailers: trailers, metrics: metrics) }
         let taskMetrics = recordMetrics(metrics)
         guard let response = core.withLock({ $0.response }) else {
             return exchangeDidFail(EngineError(.internalInconsistency("finished without a response head")), metrics: metrics)
@@ -93,6 +101,7 @@ extension SessionTask: ExchangeDelegate {
     }
 
     package func exchangeDidFail(_ error: EngineError, metrics: ExchangeMetrics) {
+        if let successor = engineSide.successor { return successor.exchangeDidFail(error, metrics: metrics) }
         let taskMetrics = recordMetrics(metrics)
         engineSide.discardPartialOutput()
         let response = core.withLock { $0.response }

@@ -73,6 +73,13 @@ public protocol SessionDataDelegate: SessionTaskDelegate {
 
     /// Body bytes arrived (decoded when the session decodes content), in order.
     func session(_ session: Session, dataTask: DataTask, didReceive data: Data)
+
+    /// The data task was turned into `downloadTask` (the response was answered with
+    /// ``ResponseDisposition/becomeDownload``): the data task is over, without a completion
+    /// call of its own, and the download task's events follow, ending with its
+    /// ``SessionDownloadDelegate/session(_:downloadTask:didFinishDownloadingTo:)`` and
+    /// ``SessionTaskDelegate/session(_:task:didCompleteWithError:)``.
+    func session(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask)
 }
 
 extension SessionDataDelegate {
@@ -89,6 +96,9 @@ extension SessionDataDelegate {
 
     /// Does nothing.
     public func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {}
+
+    /// Does nothing.
+    public func session(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) {}
 }
 
 /// What a data task does with a response its data delegate was shown: the counterpart of
@@ -98,6 +108,11 @@ public enum ResponseDisposition: Sendable, Equatable {
     case allow
     /// Cancel the task: it completes with ``NetworkError/Code/cancelled``, no body byte read.
     case cancel
+    /// Write the body to a temporary file instead: the data task ends and a ``DownloadTask``
+    /// takes over its exchange, announced by
+    /// ``SessionDataDelegate/session(_:dataTask:didBecome:)``; the delegate then receives the
+    /// download's events (as a ``SessionDownloadDelegate``). The file is removed after them.
+    case becomeDownload
 }
 
 /// Receives a download task's file: the counterpart of `URLSessionDownloadDelegate`.

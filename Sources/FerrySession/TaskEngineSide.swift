@@ -38,6 +38,9 @@ struct TaskEngineSide {
     private(set) var fetchStart = Date(timeIntervalSinceReferenceDate: 0)
     /// One entry per finished exchange.
     var transactions: [TransactionMetrics] = []
+    /// The download task a data task's exchange was handed to (``ResponseDisposition/becomeDownload``):
+    /// every later callback of the exchange goes to it.
+    var successor: DownloadTask?
 
     init(sink: Sink) {
         self.sink = sink
@@ -57,6 +60,14 @@ struct TaskEngineSide {
             writeObserver = nil
         }
         fetchStart = Date()
+    }
+
+    /// The task takes over `predecessor`'s running exchange: the same delegate, start time and
+    /// metrics so far.
+    mutating func adopt(from predecessor: TaskEngineSide, for task: SessionTask) {
+        start(delegate: predecessor.delegate, for: task)
+        fetchStart = predecessor.fetchStart
+        transactions = predecessor.transactions
     }
 
     /// Opens what the task writes to before any byte is requested.

@@ -147,6 +147,26 @@ struct TaskStateMachine: Sendable {
         }
     }
 
+    /// The data delegate turned the response into a download: this task ends here (its
+    /// exchange goes on for the download task that takes it over). Returns false when the
+    /// task is no longer waiting for that decision (cancelled, or its exchange ended).
+    mutating func becameDownload() -> Bool {
+        guard case .running(let running) = state, running.awaitingDecision else { return false }
+        state = .completed
+        return true
+    }
+
+    /// A new task takes over a running exchange whose reading is paused (a data task's
+    /// exchange, turned into a download): it runs from here, as if resumed.
+    mutating func adoptExchange() -> Action {
+        guard case .created = state else { return .none }
+        var running = Running(exchanges: 1)
+        running.readingPaused = true
+        let action = Self.resumeIfFree(&running)
+        state = .running(running)
+        return action
+    }
+
     /// Body bytes were handed to the output, which says whether it wants more.
     mutating func bodyDelivered(outputWantsMore: Bool) -> Demand {
         switch state {

@@ -89,20 +89,28 @@ final class RecordingDelegate: SessionDataDelegate, SessionDownloadDelegate {
         case downloaded(URL, Data?)
         case metrics(TaskMetrics)
         case completed(NetworkError?)
+        /// The data task became a download task (their identifiers).
+        case became(data: Int, download: Int)
     }
 
     private static let queueKey = DispatchSpecificKey<String>()
     /// The key that tags delegate queues, for other recorders in the tests.
     static var queueKeyForTests: DispatchSpecificKey<String> { queueKey }
     private let expectedQueueName: String
-    private let state = Mutex<(events: [Event], offQueueCalls: Int)>(([], 0))
+    private let state = Mutex<(events: [Event], offQueueCalls: Int, lastTask: SessionTask?)>(([], 0, nil))
+    /// The answer to a data task's response.
+    private let disposition: ResponseDisposition
 
     /// Tags `queue` so calls can be checked to run on it.
-    init(queue: DispatchQueue) {
+    init(queue: DispatchQueue, disposition: ResponseDisposition = .allow) {
         let name = UUID().uuidString
         queue.setSpecific(key: Self.queueKey, value: name)
         expectedQueueName = name
+        self.disposition = disposition
     }
+
+    /// The task the last event was about.
+    var lastTask: SessionTask? { state.withLock { $0.lastTask } }
 
     var events: [Event] { state.withLock { $0.events } }
     /// Calls that did not run on the delegate queue.
@@ -130,6 +138,7 @@ final class RecordingDelegate: SessionDataDelegate, SessionDownloadDelegate {
             case .downloaded: return "downloaded"
             case .metrics: return "metrics"
             case .completed: return "complete"
+            case .became: return "became"
             }
         }
     }
@@ -147,10 +156,11 @@ final class RecordingDelegate: SessionDataDelegate, SessionDownloadDelegate {
         return nil
     }
 
-    private func record(_ event: Event) {
+    private func record(_ event: Event, of task: SessionTask? = nil) {
         let onQueue = DispatchQueue.getSpecific(key: Self.queueKey) == expectedQueueName
         state.withLock {
             $0.events.append(event)
+            if let task { $0.lastTask = task }
             if !onQueue { $0.offQueueCalls += 1 }
         }
     }
@@ -167,13 +177,22 @@ final class RecordingDelegate: SessionDataDelegate, SessionDownloadDelegate {
         record(.response(response))
     }
 
+    func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse,
+                 completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        completionHandler(disposition)
+    }
+
     func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
         record(.data(data))
     }
 
+    func session(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) {
+        record(.became(data: dataTask.taskIdentifier, download: downloadTask.taskIdentifier))
+    }
+
     func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
                  totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?) {
-        record(.wrote(bytes: bytesWritten, total: totalBytesWritten, expected: totalBytesExpectedToWrite))
+        record(.wrote(bytes: bytesWritten, total: totalBytesWritten, expected: totalBytesExpectedToWrite), of: downloadTask)
     }
 
     func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
@@ -185,6 +204,6 @@ final class RecordingDelegate: SessionDataDelegate, SessionDownloadDelegate {
     }
 
     func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
-        record(.completed(error))
+        record(.completed(error), of: task)
     }
 }

@@ -209,4 +209,49 @@ struct TaskStateMachineTests {
         #expect(machine.cancel() == .cancelExchange)
         #expect(machine.responseAllowed() == .none)
     }
+
+    @Test("became a download", arguments: [
+        (Start.created, false, SessionTask.State.suspended),
+        (.running, false, .running),  // no decision pending: nothing to turn into a download
+        (.canceling, false, .canceling),
+        (.completed, false, .completed),
+    ])
+    func becameDownloadWithoutADecision(start: Start, accepted: Bool, state: SessionTask.State) {
+        var machine = start.machine
+        let becameDownload = machine.becameDownload()
+        #expect(becameDownload == accepted)
+        #expect(machine.publicState == state)
+    }
+
+    @Test func aTaskWaitingForTheDecisionEndsWhenItBecomesADownload() {
+        var machine = Start.running.machine
+        _ = machine.headReceived(needsDecision: true)
+        let becameDownload = machine.becameDownload()
+        #expect(becameDownload)
+        #expect(machine.publicState == .completed)
+        #expect(machine.exchangeEnded() == .none, "the exchange's end belongs to the download task")
+        #expect(machine.cancel() == .none)
+    }
+
+    @Test("adopting an exchange", arguments: [
+        (Start.created, Machine.Action.resumeReading, SessionTask.State.running),
+        (.running, .none, .running),
+        (.canceling, .none, .canceling),
+        (.completed, .none, .completed),
+    ])
+    func adoptExchange(start: Start, action: Machine.Action, state: SessionTask.State) {
+        var machine = start.machine
+        #expect(machine.adoptExchange() == action)
+        #expect(machine.publicState == state)
+    }
+
+    @Test func anAdoptedExchangeRunsAsAResumedOne() {
+        var machine = Machine()
+        _ = machine.adoptExchange()
+        #expect(machine.bodyDelivered(outputWantsMore: true) == .more)
+        _ = machine.suspend()
+        #expect(machine.bodyDelivered(outputWantsMore: true) == .pause)
+        #expect(machine.resume() == .resumeReading)
+        #expect(machine.exchangeEnded() == .complete)
+    }
 }

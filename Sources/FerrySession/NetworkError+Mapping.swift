@@ -43,6 +43,9 @@ extension NetworkError {
             self.init(.dataLengthExceedsMaximum, reason: "Body larger than \(limit) bytes", failingURL: url)
         case .sessionInvalidated:
             self.init(.sessionInvalidated, reason: "The session was invalidated before the task started", failingURL: url)
+        case .taskCannotStream:
+            self.init(.invalidRequest, reason: "Only a data task that was never resumed and has no completion handler can stream its body",
+                      failingURL: url)
         case .engineUnavailable(let cause):
             self.init(.sessionInvalidated, reason: "The session's engine could not start: \(cause)", failingURL: url, underlyingError: cause)
         case .tlsUnavailable(let cause):
@@ -160,6 +163,9 @@ enum SessionFailure: Error {
     case bodyLargerThan(Int)
     /// The session no longer takes tasks.
     case sessionInvalidated
+    /// A task was asked to stream its body after it had started, or it has a completion
+    /// handler that collects the body.
+    case taskCannotStream
     /// The session's engine could not be created.
     case engineUnavailable(SystemError)
     /// OpenSSL refused the session's TLS configuration.

@@ -15,8 +15,14 @@ public struct ResponseBody: AsyncSequence, Sendable {
     public typealias Failure = NetworkError
 
     let lifetime: BodyLifetime
+    /// The task that delivers the body (URLSession's `AsyncBytes.task`): its
+    /// ``SessionTask/metrics`` are there once the body ended.
+    public let task: DataTask
 
-    init(buffer: ResponseBodyBuffer) { lifetime = BodyLifetime(buffer) }
+    init(buffer: ResponseBodyBuffer, task: DataTask) {
+        lifetime = BodyLifetime(buffer)
+        self.task = task
+    }
 
     /// Creates the iterator.
     public func makeAsyncIterator() -> Iterator { Iterator(lifetime: lifetime) }

@@ -42,15 +42,9 @@ extension Session {
     /// - Throws: ``NetworkError`` as ``data(for:delegate:)`` for failures before the head;
     ///   later failures are thrown by the body's iterator.
     public func bytes(for request: NetworkRequest, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (ResponseBody, NetworkResponse) {
-        let task = DataTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .delegate, kind: .data)
+        let task = dataTask(with: request)
         task.delegate = delegate
-        // Weak: the task holds the buffer (its output) until it completes.
-        let buffer = ResponseBodyBuffer(
-            onResume: { [weak task] in task?.outputDrained() },
-            onAbandon: { [weak task] in task?.cancel() })
-        task.engineSide.stream(into: buffer)
-        let result = try await task.outcome(atHead: true)
-        return (ResponseBody(buffer: buffer), result.response)
+        return try await task.bytes()
     }
 
     /// Loads a request and streams its body into a file (created or truncated), never holding

@@ -1,6 +1,35 @@
 // The one bridge from a task to `async`: every async call of ``Session`` makes a task and
 // awaits it here, so cancellation, ordering and delivery are written once.
 
+extension DataTask {
+    /// Starts the task and returns as soon as the response head arrives; the body follows as
+    /// an async sequence with backpressure (its ``ResponseBody/task`` is this task). What
+    /// ``Session/bytes(for:delegate:)`` does, for a caller that wants the task itself: its
+    /// ``SessionTask/metrics`` once it completed, or ``SessionTask/cancel()`` from elsewhere.
+    ///
+    /// Call it instead of ``SessionTask/resume()``, on a task made by
+    /// ``Session/dataTask(with:)`` (or ``Session/uploadTask(withStreamedRequest:)``). Its
+    /// delegate, if set before, receives its events; its data delegate is not given the body.
+    /// - Throws: ``NetworkError`` as ``Session/data(for:delegate:)`` for failures before the
+    ///   head; `.invalidRequest` when the task was resumed already or has a completion handler.
+    public func bytes() async throws(NetworkError) -> (ResponseBody, NetworkResponse) {
+        // Weak: the task holds the buffer (its output) until it completes.
+        let buffer = ResponseBodyBuffer(
+            onResume: { [weak self] in self?.outputDrained() },
+            onAbandon: { [weak self] in self?.cancel() })
+        let streams = core.withLock { core -> Bool in
+            guard case .created = core.machine.state, case .none = core.completion else { return false }
+            // Before the first resume nothing else touches the engine side.
+            guard case .delegate = engineSide.sink else { return false }
+            engineSide.stream(into: buffer)
+            return true
+        }
+        guard streams else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
+        let result = try await outcome(atHead: true)
+        return (ResponseBody(buffer: buffer, task: self), result.response)
+    }
+}
+
 extension SessionTask {
     /// Resumes the task and waits for its outcome (or, with `atHead`, for the response head).
     /// Cancelling the awaiting Swift task cancels the task.

@@ -67,6 +67,11 @@ public class SessionTask: @unchecked Sendable {
     public var response: NetworkResponse? { core.withLock { $0.response } }
     /// Why the task failed, once it completed with an error; nil while it runs or after success.
     public var error: NetworkError? { core.withLock { $0.error } }
+    /// What the task's exchanges took (one transaction each), once it completed: the value its
+    /// delegate's ``SessionTaskDelegate/session(_:task:didFinishCollecting:)`` receives, here
+    /// for callers without a delegate. Nil while it runs, and for a task that never started an
+    /// exchange.
+    public var metrics: TaskMetrics? { core.withLock { $0.metrics } }
 
     /// A description of the task for the caller's own use (URLSession's `taskDescription`).
     public var taskDescription: String? {
@@ -201,7 +206,7 @@ public class SessionTask: @unchecked Sendable {
     /// Ends the task exactly once: records the outcome, tells the delegate (metrics, then
     /// completion) and then the front end, and lets go of everything the caller gave it.
     private func complete(_ outcome: Result<TaskResult, NetworkError>, metrics: TaskMetrics?) {
-        let ending = core.withLock { $0.finish(outcome) }
+        let ending = core.withLock { $0.finish(outcome, metrics: metrics) }
         guard let ending else { return }
         session.unregister(self)
         engineSide.deliverCompletion(of: self, outcome: outcome, metrics: metrics, ending: ending)

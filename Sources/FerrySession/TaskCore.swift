@@ -13,6 +13,8 @@ struct TaskCore {
     var replacedRequest: NetworkRequest?
     var response: NetworkResponse?
     var error: NetworkError?
+    /// The task's metrics, once it completed.
+    var metrics: TaskMetrics?
     var taskDescription: String?
     var priority: Float = 0.5
     var delegate: (any SessionTaskDelegate)?
@@ -41,9 +43,10 @@ struct TaskCore {
     }
 
     /// Records the outcome and hands out who must hear of it; nil when the task already ended.
-    mutating func finish(_ outcome: Result<TaskResult, NetworkError>) -> Ending? {
+    mutating func finish(_ outcome: Result<TaskResult, NetworkError>, metrics: TaskMetrics? = nil) -> Ending? {
         guard !isFinished else { return nil }
         isFinished = true
+        self.metrics = metrics
         switch outcome {
         case .success(let result):
             response = result.response

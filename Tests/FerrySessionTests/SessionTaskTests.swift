@@ -200,6 +200,44 @@ struct SessionTaskTests {
         }
     }
 
+    @Test func aDataTaskStreamsItsBodyAndKeepsItsMetrics() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/\(3 << 20)")))
+            let (body, response) = try await task.bytes()
+            #expect(response.statusCode == 200)
+            #expect(body.task === task)
+            #expect(task.metrics == nil, "3 MiB cannot have arrived: the body waits for its reader")
+            let data = try await body.collect()
+            #expect(Array(data) == TestBytes.pattern(count: 3 << 20))
+            let metrics = try #require(task.metrics, "the body ended after the task completed")
+            #expect(metrics.transactionMetrics.count == 1)
+            #expect(metrics.transactionMetrics.first?.responseBodyBytesReceived == 3 << 20)
+            #expect(task.state == .completed)
+        }
+    }
+
+    @Test func onlyANewTaskWithoutHandlerCanStream() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let request = NetworkRequest(url: server.url("/bytes/10"))
+            let resumed = session.dataTask(with: request)
+            resumed.resume()
+            await #expect(throws: NetworkError.self) { try await resumed.bytes() }
+            let result = HandlerResult<Data>(queue: session.delegateQueue)
+            let handled = session.dataTask(with: request, completionHandler: result.handler)
+            do throws(NetworkError) {
+                _ = try await handled.bytes()
+                Issue.record("a task with a completion handler streamed")
+            } catch {
+                #expect(error.code == .invalidRequest)
+            }
+            #expect(handled.state == .suspended, "the refused call left the task as it was")
+        }
+    }
+
     @Test func aDownloadMadeFromADataTaskCancels() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())

@@ -32,7 +32,6 @@ struct Transfer: Sendable {
     ///   a failure is a report with a non-zero ``TransferReport/exitCode``.
     func run() async -> TransferReport {
         var report = TransferReport(method: builder.method.rawValue, url: job.url)
-        let observer = TransferObserver(verbose: options.verbose, console: console)
         let sink = OutputSink(path: job.filePath, console: console)
         let guardsTerminal = job.isImplicitStandardOutput && console.stdoutIsTerminal
         var bodyBytes: Int64 = 0
@@ -40,6 +39,7 @@ struct Transfer: Sendable {
         // Whether the body may have been dropped before its end (which cancels the task).
         var mayHaveAbandonedBody = false
         var failure: NetworkError?
+        var task: DataTask?
         do {
             let request = try builder.request(for: job.url)
             report.urlEffective = request.url.absoluteString
@@ -49,7 +49,11 @@ struct Transfer: Sendable {
                 report.errorMessage = tlsFailure.message
                 return report
             }
-            let (body, response) = try await session.bytes(for: request, delegate: observer)
+            let started = session.dataTask(with: request)
+            task = started
+            // Only -v needs the delegate: each of its events costs a hop to the delegate queue.
+            if options.verbose { started.delegate = TransferObserver(console: console) }
+            let (body, response) = try await started.bytes()
             report.record(response)
             mayHaveAbandonedBody = true
             if options.include || options.headOnly {
@@ -88,12 +92,13 @@ struct Transfer: Sendable {
                 report.sslVerifyResult = Int(code)
             }
         }
-        await waitForMetrics(observer, patiently: mayHaveAbandonedBody)
-        if report.httpCode == 0, let response = observer.response { report.record(response) }
+        var metrics: TaskMetrics?
+        if let task { metrics = await Self.metrics(of: task, waiting: mayHaveAbandonedBody || options.verbose) }
+        if report.httpCode == 0, let response = task?.response { report.record(response) }
         report.sizeDownload = bodyBytes
-        if let metrics = observer.metrics { report.record(metrics) }
+        if let metrics { report.record(metrics) }
         if let failure {
-            report.exitCode = ExitCode(failure, afterHandshake: Self.passedHandshake(observer.metrics))
+            report.exitCode = ExitCode(failure, afterHandshake: Self.passedHandshake(metrics))
         }
         return report
     }
@@ -152,26 +157,20 @@ struct Transfer: Sendable {
         error as? NetworkError ?? NetworkError(.networkConnectionLost, reason: String(describing: error))
     }
 
-    /// Returns once the session delivered the metrics.
+    /// The task's metrics, once it completed.
     ///
-    /// After a complete body or a failure they are already queued (the session promises them
-    /// before the call returns or the body ends), and one pass through the serial delegate queue
-    /// is enough. When the transfer stopped early (`-f`, `--max-filesize`, a write error, a
-    /// refused terminal), the body was dropped, which cancels the task: its metrics come a
-    /// moment later (waited for `patiently`, at most about a second), and without them
-    /// `-w '%{num_connects}'` would read 0 for a fresh connection.
-    private func waitForMetrics(_ observer: TransferObserver, patiently: Bool) async {
-        for _ in 0..<(patiently ? 200 : 1) {
-            await waitForDelegateQueue()
-            if observer.metrics != nil { return }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-    }
-
-    /// Returns once every delegate callback already queued has run (the queue is serial).
-    private func waitForDelegateQueue() async {
+    /// A complete body or a failure means the task completed: its metrics are there, and its
+    /// delegate (`-v`) has had its calls, since the session ends a body or fails a call after
+    /// them. When the transfer stopped early (`-f`, `--max-filesize`, a write error, a refused
+    /// terminal), the body was dropped, which cancels the task: it completes a moment later.
+    /// With `waiting`, this returns once it has (its progress updates end then), and once the
+    /// delegate queue ran what `-v` printed meanwhile.
+    private static func metrics(of task: DataTask, waiting: Bool) async -> TaskMetrics? {
+        guard waiting else { return task.metrics }
+        for await _ in task.progressUpdates {}
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            session.delegateQueue.async { continuation.resume() }
+            task.session.delegateQueue.async { continuation.resume() }
         }
+        return task.metrics
     }
 }

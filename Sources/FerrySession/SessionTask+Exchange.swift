@@ -43,12 +43,12 @@ extension SessionTask: ExchangeDelegate {
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)")
         let decider = engineSide.responseDecider(for: self)
         typealias Waiter = CheckedContinuation<Result<TaskResult, NetworkError>, Never>
-        let (waiter, demand) = core.withLock { core -> (Waiter?, TaskStateMachine.Demand) in
+        let (waiter, handle, demand) = core.withLock { core -> (Waiter?, ExchangeHandle?, TaskStateMachine.Demand) in
             core.response = response
             let demand = core.machine.headReceived(needsDecision: decider != nil)
-            guard case .waiter(let continuation, atHead: true) = core.completion else { return (nil, demand) }
+            guard case .waiter(let continuation, atHead: true) = core.completion else { return (nil, nil, demand) }
             core.completion = .none
-            return (continuation, demand)
+            return (continuation, core.handle, demand)
         }
         if let delegate = engineSide.delegate {
             session.delegateQueue.async { [self] in delegate.session(session, task: self, didReceive: response) }
@@ -64,7 +64,18 @@ extension SessionTask: ExchangeDelegate {
                 }
             }
         }
-        waiter?.resume(returning: .success(TaskResult(response: response)))
+        if let waiter {
+            // Woken once the connection has handled all this read brought: a small body and
+            // its end usually came with the head, and the caller then finds them waiting
+            // instead of being woken once more for them. (No handle yet, in a rare race with
+            // the thread that started the exchange: woken now.)
+            let result = TaskResult(response: response)
+            if let handle {
+                handle.onLoop { waiter.resume(returning: .success(result)) }
+            } else {
+                waiter.resume(returning: .success(result))
+            }
+        }
         switch demand {
         case .more: return .more
         case .pause: return .pause

@@ -9,6 +9,8 @@ package final class HTTPClientEngine: Sendable {
     private let group: EventLoopGroup
     private let resolver: Resolver
     private let pools: [LoopBound<ConnectionPool>]
+    /// One per loop, in the order of ``pools``.
+    private let executors: [EventLoopTaskExecutor]
     private let isShutDown = Atomic<Bool>(false)
 
     /// Makes the loops (each starts its thread with its first exchange) and the resolver.
@@ -33,6 +35,18 @@ package final class HTTPClientEngine: Sendable {
                 loop: loop, resolver: resolver, maxConnectionsPerHost: maxConnectionsPerHost, idleTimeout: idleTimeout,
                 connect: connect))
         }
+        executors = group.loops.map(EventLoopTaskExecutor.init)
+    }
+
+    /// The loop, and its pool, that runs every exchange for `key`.
+    private func index(for key: PoolKey) -> Int {
+        Int(UInt(bitPattern: key.hashValue) % UInt(pools.count))
+    }
+
+    /// The executor of the loop that runs the exchanges for `key`: tasks that prefer it are
+    /// resumed by those exchanges without a thread switch.
+    package func taskExecutor(for key: PoolKey) -> EventLoopTaskExecutor {
+        executors[index(for: key)]
     }
 
     /// Runs one exchange. Delegate methods are called on the exchange's loop thread.
@@ -43,7 +57,7 @@ package final class HTTPClientEngine: Sendable {
             delegate.exchangeDidFail(EngineError(.cancelled), metrics: ExchangeMetrics(start: .now()))
             return ExchangeHandle(loop: nil)
         }
-        let pool = pools[Int(UInt(bitPattern: request.key.hashValue) % UInt(pools.count))]
+        let pool = pools[index(for: request.key)]
         let loop = pool.value.loop
         do throws(SystemError) {
             try loop.startIfNeeded()

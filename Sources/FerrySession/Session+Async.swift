@@ -61,3 +61,35 @@ extension Session {
         return try await task.outcome().response
     }
 }
+
+extension Session {
+    /// The executor of the event-loop thread that runs this session's requests to `url`'s
+    /// origin (scheme, host and port), for code that awaits those requests one after another.
+    ///
+    /// Run such code with a preference for it, and the requests cost no thread switch:
+    ///
+    /// ```swift
+    /// let executor = session.taskExecutor(for: url)
+    /// await withTaskExecutorPreference(executor) {
+    ///     for request in requests {
+    ///         let (data, response) = try await session.data(for: request)
+    ///         // …
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Without it, every answer wakes a thread of the global executor and every request wakes
+    /// the loop's thread: most of the CPU a small request costs. With it, the awaiting code runs
+    /// on the loop's thread, like the single thread of a curl command line. It must not block
+    /// there (no blocking I/O that can stall, no lock held long, no semaphore waited on): while
+    /// it runs, the thread serves none of the session's connections to that origin. Other
+    /// origins, and the session's delegate calls, are unaffected; child tasks inherit the
+    /// preference. Once the session is invalidated, the executor hands its work to the global
+    /// executor.
+    /// - Returns: Nil when `url` cannot be requested (not http or https, no host) or the
+    ///   session's engine could not start; `withTaskExecutorPreference(nil)` then runs as usual.
+    public func taskExecutor(for url: URL) -> (any TaskExecutor)? {
+        guard let (exchange, engine) = try? prepare(NetworkRequest(url: url), priority: 0) else { return nil }
+        return engine.taskExecutor(for: exchange.key)
+    }
+}

@@ -1,0 +1,84 @@
+// Session.taskExecutor(for:): code that prefers the session's loop executor is resumed on the
+// loop's thread, child tasks included, and is never stranded once the loop has stopped.
+import Dispatch
+import Foundation
+import Testing
+import TestSupport
+
+@testable import FerrySession
+
+@Suite("Session loop executor")
+struct SessionExecutorTests {
+    /// The calling thread's name (the engine names its loop threads `ferry-io-N`).
+    static func threadName() -> String {
+        let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        return comm.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func awaitingCodeRunsOnTheLoopThread() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let url = server.url("/bytes/1000")
+            let executor = try #require(session.taskExecutor(for: url))
+            let threads = try await withTaskExecutorPreference(executor) {
+                var threads: Set<String> = []
+                for _ in 0..<20 {
+                    let (data, response) = try await session.data(for: NetworkRequest(url: url))
+                    #expect(response.statusCode == 200)
+                    #expect(Array(data) == TestBytes.pattern(count: 1000))
+                    threads.insert(Self.threadName())
+                }
+                return threads
+            }
+            #expect(threads.count == 1)
+            #expect(threads.first?.hasPrefix("ferry-io") == true, "\(threads)")
+            #expect(server.connectionCount == 1, "one kept-alive connection served them all")
+        }
+    }
+
+    @Test func childTasksInheritThePreference() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let url = server.url("/bytes/5000")
+            let threads = try await withTaskExecutorPreference(session.taskExecutor(for: url)) {
+                try await withThrowingTaskGroup(of: String.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            let (body, _) = try await session.bytes(for: NetworkRequest(url: url))
+                            let data = try await body.collect()
+                            #expect(data.count == 5000)
+                            return Self.threadName()
+                        }
+                    }
+                    return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+                }
+            }
+            #expect(threads.count == 1 && threads.first?.hasPrefix("ferry-io") == true, "\(threads)")
+        }
+    }
+
+    @Test func aStoppedLoopHandsItsWorkOn() async throws {
+        let queue = DispatchQueue(label: "executor-test")
+        let delegate = SessionEvents(queue: queue)
+        let session = Session(configuration: SessionTest.configuration(), delegate: delegate, delegateQueue: queue)
+        let executor = try #require(session.taskExecutor(for: URL(string: "http://127.0.0.1:1/")!))
+        // Start the loop, then stop it with the session.
+        await withTaskExecutorPreference(executor) { await Task.yield() }
+        session.invalidateAndCancel()
+        #expect(await delegate.invalidated.wait(timeout: .seconds(30)), "the engine shut down")
+        let resumed = await withTaskExecutorPreference(executor) { () async -> Bool in
+            try? await Task.sleep(for: .milliseconds(1))
+            return true
+        }
+        #expect(resumed, "the task ran on after the loop stopped")
+    }
+
+    @Test func noExecutorForAURLTheSessionCannotRequest() {
+        let session = Session(configuration: SessionTest.configuration())
+        defer { session.invalidateAndCancel() }
+        #expect(session.taskExecutor(for: URL(string: "ftp://127.0.0.1/")!) == nil)
+        #expect(session.taskExecutor(for: URL(string: "http:///nohost")!) == nil)
+    }
+}

@@ -16,14 +16,16 @@ struct ArgumentParser {
         self.specs = specs
     }
 
-    /// Parses `arguments` (without the program name).
+    /// Parses `arguments` (without the program name): an array, or the process's own
+    /// ``CommandLineArguments``, read in place.
     /// - Throws: ``UsageError`` for an unknown or ambiguous option, a missing or malformed
     ///   value, or no URL at all.
-    func parse(_ arguments: [String]) throws(UsageError) -> Options {
+    func parse<Arguments: RandomAccessCollection<String>>(_ arguments: Arguments) throws(UsageError) -> Options
+    where Arguments.Index == Int {
         var options = Options()
-        var index = 0
+        var index = arguments.startIndex
         var onlyURLs = false
-        while index < arguments.count {
+        while index < arguments.endIndex {
             let argument = arguments[index]
             index += 1
             if onlyURLs || !argument.hasPrefix("-") || argument == "-" {
@@ -42,7 +44,9 @@ struct ArgumentParser {
         return options
     }
 
-    private func parseLong(_ name: String, _ arguments: [String], _ index: inout Int, _ options: inout Options) throws(UsageError) {
+    private func parseLong<Arguments: RandomAccessCollection<String>>(
+        _ name: String, _ arguments: Arguments, _ index: inout Int, _ options: inout Options
+    ) throws(UsageError) where Arguments.Index == Int {
         var spec = try lookUp(name, flagsOnly: false)
         var enabled = true
         if spec == nil, name.hasPrefix("no-") {
@@ -54,7 +58,7 @@ struct ArgumentParser {
         case .flag(let apply):
             apply(&options, enabled)
         case .value(let apply):
-            guard index < arguments.count else { throw UsageError("option --\(spec.long): requires parameter") }
+            guard index < arguments.endIndex else { throw UsageError("option --\(spec.long): requires parameter") }
             let value = arguments[index]
             index += 1
             try apply(&options, value)
@@ -71,7 +75,9 @@ struct ArgumentParser {
         return matches.first
     }
 
-    private func parseShortCluster(_ letters: [Character], _ arguments: [String], _ index: inout Int, _ options: inout Options) throws(UsageError) {
+    private func parseShortCluster<Arguments: RandomAccessCollection<String>>(
+        _ letters: [Character], _ arguments: Arguments, _ index: inout Int, _ options: inout Options
+    ) throws(UsageError) where Arguments.Index == Int {
         var position = 0
         while position < letters.count {
             let letter = letters[position]
@@ -86,7 +92,7 @@ struct ArgumentParser {
                 let value: String
                 if position < letters.count {
                     value = String(letters[position...])
-                } else if index < arguments.count {
+                } else if index < arguments.endIndex {
                     value = arguments[index]
                     index += 1
                 } else {

@@ -5,25 +5,25 @@
 enum BoundedTaskGroup {
     /// Runs `work` for every item, at most `limit` at a time, and hands each result to
     /// `onResult` on the calling task, in completion order.
-    static func run<Item: Sendable, Output: Sendable>(
-        _ items: [Item],
+    static func run<Items: RandomAccessCollection, Output: Sendable>(
+        _ items: Items,
         limit: Int,
-        work: @escaping @Sendable (Item) async -> Output,
+        work: @escaping @Sendable (Items.Element) async -> Output,
         onResult: (Output) -> Void
-    ) async {
+    ) async where Items.Element: Sendable {
         await withTaskGroup(of: Output.self) { group in
-            var started = 0
+            var next = items.startIndex
             for item in items.prefix(max(1, limit)) {
                 group.addTask { await work(item) }
-                started += 1
+                items.formIndex(after: &next)
             }
             for await output in group {
                 // Start the next item before handling this result, so output work never
                 // delays the transfers still waiting.
-                if started < items.count {
-                    let item = items[started]
+                if next < items.endIndex {
+                    let item = items[next]
                     group.addTask { await work(item) }
-                    started += 1
+                    items.formIndex(after: &next)
                 }
                 onResult(output)
             }

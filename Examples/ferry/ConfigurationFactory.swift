@@ -24,6 +24,9 @@ enum ConfigurationFactory {
         if options.parallel {
             configuration.httpMaximumConnectionsPerHost = max(configuration.httpMaximumConnectionsPerHost, options.parallelMax)
         }
+        // One event loop, as curl runs one thread: the transfers' own code runs on it too
+        // (Runner), so a request and its answer cost no thread switch, whatever the host.
+        configuration.eventLoopCount = 1
         tls.apply(to: &configuration)
         return configuration
     }

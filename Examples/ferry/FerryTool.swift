@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Ferry
-import Foundation
+import FoundationEssentials
 
 /// `ferry`: a curl-compatible command-line client on Ferry's public API (see CLI.md).
 ///
@@ -21,12 +21,13 @@ struct FerryTool {
         // A closed pipe on standard output must be a write error (curl's exit 23), not a
         // silent death by SIGPIPE. The library never touches signals; the tool may.
         signal(SIGPIPE, SIG_IGN)
-        let code = await run(Array(CommandLine.arguments.dropFirst()), console: Console())
+        let code = await run(CommandLineArguments(), console: Console())
         exit(code.rawValue)
     }
 
     /// Runs a whole command line and returns curl's exit code for it.
-    static func run(_ arguments: [String], console: Console) async -> ExitCode {
+    static func run<Arguments: RandomAccessCollection<String>>(_ arguments: Arguments, console: Console) async -> ExitCode
+    where Arguments.Index == Int {
         let options: Options
         let builder: RequestBuilder
         do throws(UsageError) {

@@ -18,6 +18,7 @@ enum HelpText {
          --max-filesize <bytes> Maximum file size to download (K, M, G suffixes)
          --cacert <file>        CA certificate(s) to verify the peer against (PEM or DER)
      -k, --insecure             Allow insecure server connections (any chain, any host name)
+         --no-sessionid         Disable TLS session reuse (every connection a full handshake)
          --pinnedpubkey <hashes|file> Public key of the server's certificate to pin:
                                 'sha256//BASE64[;sha256//BASE64]' or a PEM/DER public key
      -E, --cert <file>          Client certificate file (PEM; the key may follow in it)

@@ -65,6 +65,7 @@ struct OptionSpec: Sendable {
         // TLS (curl's spelling, then Ferry's own AFSecurityPolicy flags).
         value("cacert", nil) { options, text in options.tls.caCertificateFile = text },
         flag("insecure", "k") { options, on in options.tls.insecure = on },
+        flag("sessionid", nil) { options, on in options.tls.reusesSessions = on },
         value("pinnedpubkey", nil) { options, text in options.tls.pinnedPublicKey = text },
         value("cert", "E") { options, text in options.tls.clientCertificateFile = text },
         value("key", nil) { options, text in options.tls.clientKeyFile = text },

@@ -59,12 +59,22 @@ struct Options: Sendable, Equatable {
     var showHelp = false
     var showVersion = false
 
-    /// URLs paired with their outputs. Extra `-o` files are ignored (curl warns about them).
-    var jobs: [Job] {
-        urls.enumerated().map { index, url in
-            Job(url: url, output: index < outputs.count ? outputs[index] : nil)
+    /// URLs paired with their outputs, made as they are read (not stored: a command line may
+    /// hold ten thousand URLs). Extra `-o` files are ignored (curl warns about them).
+    struct Jobs: RandomAccessCollection, Sendable {
+        let urls: [String]
+        let outputs: [String]
+
+        var startIndex: Int { urls.startIndex }
+        var endIndex: Int { urls.endIndex }
+
+        subscript(index: Int) -> Job {
+            Job(url: urls[index], output: index < outputs.count ? outputs[index] : nil)
         }
     }
+
+    /// The URLs paired with their outputs.
+    var jobs: Jobs { Jobs(urls: urls, outputs: outputs) }
 
     /// Whether a failure line goes to standard error: curl's `-s` hides it unless `-S`.
     var showsErrors: Bool { !silent || showError }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The bytes of all `-d`/`--data-binary`/`--data-raw`/`--json` arguments, joined as curl joins them.
 ///
@@ -44,8 +45,23 @@ struct PostData: Equatable, Sendable {
     /// Reads a whole file, or standard input for `-`.
     static func readFile(_ path: String) -> [UInt8]? {
         if path == "-" {
-            return Array(FileHandle.standardInput.readDataToEndOfFile())
+            return readStandardInput()
         }
         return FileManager.default.contents(atPath: path).map(Array.init)
+    }
+
+    /// Standard input to its end (nil on a read error).
+    private static func readStandardInput() -> [UInt8]? {
+        var content: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(0, $0.baseAddress, $0.count) }
+            if count == 0 { return content }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            content.append(contentsOf: buffer[0..<count])
+        }
     }
 }

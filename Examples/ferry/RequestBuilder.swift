@@ -1,5 +1,5 @@
 import Ferry
-import Foundation
+import FoundationEssentials
 
 /// Turns ``Options`` into the `NetworkRequest` sent for each URL, as curl would build it.
 ///
@@ -99,7 +99,7 @@ struct RequestBuilder: Sendable {
     /// silently percent-encoded as Foundation would.
     static func url(from text: String) -> URL? {
         guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
-        let hasScheme = text.range(of: "://") != nil
+        let hasScheme = text.contains("://")
         guard var components = URLComponents(string: hasScheme ? text : "http://" + text),
               let host = components.host, !host.isEmpty else { return nil }
         if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }

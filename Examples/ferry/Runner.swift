@@ -16,7 +16,13 @@ struct Runner: Sendable {
     func run() async -> ExitCode {
         let session = Transfer.makeSession(configuration: ConfigurationFactory.configuration(for: options, builder: builder, tls: tls))
         defer { Transfer.shutdown(session) }
-        return options.parallel ? await runParallel(session) : await runSequential(session)
+        // The transfers run on the session's one event loop, as curl's on its one thread: each
+        // answer resumes them there and each request starts from there, with no thread woken
+        // in between. Nothing below blocks but short writes to the outputs, as curl's do.
+        let executor = options.jobs.first.flatMap { RequestBuilder.url(from: $0.url) }.flatMap(session.taskExecutor(for:))
+        return await withTaskExecutorPreference(executor) {
+            options.parallel ? await runParallel(session) : await runSequential(session)
+        }
     }
 
     private func runSequential(_ session: Session) async -> ExitCode {

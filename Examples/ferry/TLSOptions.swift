@@ -23,6 +23,8 @@ struct TLSOptions: Sendable, Equatable {
     var allowInvalidCertificates = false
     /// `--no-validate-domain` sets this to false: AFSecurityPolicy's validatesDomainName.
     var validatesDomainName = true
+    /// `--no-sessionid` sets this to false, as curl: no TLS session is kept for resumption.
+    var reusesSessions = true
 
     /// Whether any Ferry-only policy flag (or `-k`, which is one in curl's clothes) was given.
     var usesSecurityPolicy: Bool {

@@ -1,5 +1,5 @@
 import Ferry
-import Foundation
+import FoundationEssentials
 
 /// The TLS half of the session's configuration, read from ``TLSOptions``: the trust roots,
 /// the client identity and the server trust evaluator.
@@ -24,6 +24,7 @@ struct TLSSetup: Sendable {
 
     /// Reads every file the options name.
     init(_ options: TLSOptions) {
+        configuration.resumesSessions = options.reusesSessions
         do throws(Failure) {
             try load(options)
         } catch {
@@ -132,7 +133,7 @@ struct TLSSetup: Sendable {
     private static func spki(_ bytes: [UInt8]) -> [UInt8] {
         let text = String(decoding: bytes, as: UTF8.self)
         let begin = "-----BEGIN PUBLIC KEY-----", end = "-----END PUBLIC KEY-----"
-        guard let start = text.range(of: begin), let stop = text.range(of: end, range: start.upperBound..<text.endIndex) else {
+        guard let start = text.firstRange(of: begin), let stop = text[start.upperBound...].firstRange(of: end) else {
             return bytes
         }
         let body = text[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }

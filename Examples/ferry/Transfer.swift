@@ -1,6 +1,6 @@
 import Dispatch
 import Ferry
-import Foundation
+import FoundationEssentials
 
 /// One URL fetched over the shared session: the only file that calls ``Session``.
 ///

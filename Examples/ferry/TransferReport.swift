@@ -1,5 +1,5 @@
 import Ferry
-import Foundation
+import FoundationEssentials
 
 /// What `-w` can print about one finished (or failed) transfer, in curl's units.
 struct TransferReport: Sendable {

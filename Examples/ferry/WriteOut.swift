@@ -1,5 +1,5 @@
 import Ferry
-import Foundation
+import FoundationEssentials
 
 /// Renders a `-w` format for one transfer, as curl does.
 ///

@@ -62,7 +62,7 @@ struct ArgumentParserTests {
 
     @Test func outputsPairWithURLsInOrder() throws {
         let options = try parse("-o", "one", "http://a/", "http://b/", "-o", "two", "http://c/")
-        #expect(options.jobs == [
+        #expect(Array(options.jobs) == [
             .init(url: "http://a/", output: "one"),
             .init(url: "http://b/", output: "two"),
             .init(url: "http://c/", output: nil),

@@ -163,5 +163,12 @@ struct RequestBuilderTests {
         #expect(plainConfiguration.automaticallyDecodesContent == false)
         #expect(plainConfiguration.timeoutIntervalForConnect == ConfigurationFactory.defaultConnectTimeout)
         #expect(plainConfiguration.timeoutIntervalForResource == ConfigurationFactory.unlimited)
+        #expect(plainConfiguration.tlsConfiguration.resumesSessions, "TLS sessions are resumed unless --no-sessionid")
+        #expect(plainConfiguration.eventLoopCount == 1, "one I/O thread, as curl's one thread")
+
+        let fresh = try ArgumentParser().parse(["--no-sessionid", "a"])
+        let freshConfiguration = ConfigurationFactory.configuration(
+            for: fresh, builder: try RequestBuilder(options: fresh, postData: PostData(pieces: [])), tls: TLSSetup(fresh.tls))
+        #expect(freshConfiguration.tlsConfiguration.resumesSessions == false)
     }
 }

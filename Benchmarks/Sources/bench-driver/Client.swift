@@ -16,7 +16,7 @@ struct Client: Sendable {
 
     /// A client of this package that speaks BenchSupport's command-line contract: the Swift
     /// clients (`bench-ferry`, `bench-ahc`, `bench-urlsession`) and the C floor (`bench-c`).
-    static func contract(_ name: String, binary: String) -> Client {
+    static func contract(_ name: String, binary: String, environment: [String: String] = [:]) -> Client {
         Client(name: name) { workload, run throws(BenchError) in
             var argv = [binary, "--url", run.url, "--count", String(workload.requests),
                         "--concurrency", String(workload.concurrency),
@@ -25,6 +25,24 @@ struct Client: Sendable {
             if workload.server != .http { argv += ["--cacert", run.caFile] }
             if workload.connectionClose { argv.append("--connection-close") }
             if !workload.resumesSessions { argv.append("--no-resume") }
+            return (argv, environment)
+        }
+    }
+
+    /// Ferry's `ferry` command line, run as curl is: one process per workload, every URL on
+    /// its command line with its `-o`, and curl's `--write-out` line per transfer.
+    static func ferryCLI(binary: String) -> Client {
+        Client(name: "ferry-cli") { workload, run throws(BenchError) in
+            let output = workload.mode == "download" ? run.downloadPath : "/dev/null"
+            var argv = [binary, "--silent", "--show-error", "--write-out", "%{http_code} %{size_download}\\n"]
+            if workload.server != .http { argv += ["--cacert", run.caFile] }
+            if workload.concurrency > 1 { argv += ["--parallel", "--parallel-max", String(workload.concurrency)] }
+            if workload.connectionClose { argv += ["--header", "Connection: close"] }
+            if !workload.resumesSessions { argv.append("--no-sessionid") }
+            argv.reserveCapacity(argv.count + 3 * workload.requests)
+            for _ in 0..<workload.requests {
+                argv += ["--output", output, run.url]
+            }
             return (argv, [:])
         }
     }

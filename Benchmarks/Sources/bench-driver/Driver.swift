@@ -43,6 +43,9 @@ struct Driver {
         clients = options.clients.map { name in
             switch name {
             case "ferry": return .contract("ferry", binary: "\(bin)/bench-ferry")
+            case "ferry-loop":
+                return .contract("ferry-loop", binary: "\(bin)/bench-ferry", environment: ["FERRY_BENCH_EXECUTOR": "loop"])
+            case "ferry-cli": return .ferryCLI(binary: "\(bin)/ferry")
             case "ahc": return .contract("ahc", binary: "\(bin)/bench-ahc")
             case "urlsession": return .contract("urlsession", binary: "\(bin)/bench-urlsession")
             case "c": return .contract("c", binary: "\(bin)/bench-c")

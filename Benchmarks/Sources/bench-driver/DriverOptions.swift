@@ -6,7 +6,7 @@ struct DriverOptions {
     var quick = false
     var repetitions: Int?
     var workloads: [String]?
-    var clients = ["ferry", "ahc", "urlsession", "curl", "c"]
+    var clients = ["ferry", "ferry-loop", "ferry-cli", "ahc", "urlsession", "curl", "c"]
     var timeoutSeconds: Double?
     var binDirectory = ""
     var curl = "curl"
@@ -20,7 +20,7 @@ struct DriverOptions {
     var note = ""
 
     static let usage = """
-        usage: Benchmarks/run [--quick] [--reps N] [--workloads W1,W3,…] [--clients ferry,ahc,urlsession,curl,c] [--timeout SECONDS]
+        usage: Benchmarks/run [--quick] [--reps N] [--workloads W1,W3,…] [--clients ferry,ferry-loop,ferry-cli,ahc,urlsession,curl,c] [--timeout SECONDS]
         """
 
     /// Parses the arguments after the program name.
@@ -53,7 +53,7 @@ struct DriverOptions {
             default: throw BenchError("unknown argument \(argument)\n\(Self.usage)")
             }
         }
-        let known = ["ferry", "ahc", "urlsession", "curl", "c"]
+        let known = ["ferry", "ferry-loop", "ferry-cli", "ahc", "urlsession", "curl", "c"]
         if let unknown = clients.first(where: { !known.contains($0) }) {
             throw BenchError("unknown client \(unknown); the clients are \(known.joined(separator: ", "))")
         }

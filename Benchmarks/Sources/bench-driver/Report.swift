@@ -18,9 +18,14 @@ struct Report {
             return mine.isEmpty ? nil : Summary(workload: workload, client: client, samples: mine)
         }
         if let ferry = result.first(where: { $0.client == "ferry" }) {
-            for index in result.indices where result[index].client != "ferry" && result[index].figure > 0 {
+            for index in result.indices where !result[index].client.hasPrefix("ferry") && result[index].figure > 0 {
                 result[index].ferryRatio = ferry.figure / result[index].figure
             }
+        }
+        // The command line's peer is curl's command line: its row shows ferry-cli / curl.
+        if let cli = result.firstIndex(where: { $0.client == "ferry-cli" }),
+           let curl = result.first(where: { $0.client == "curl" }), curl.figure > 0 {
+            result[cli].ferryRatio = result[cli].figure / curl.figure
         }
         return result
     }
@@ -29,7 +34,9 @@ struct Report {
         var lines: [String] = []
         lines.append("Medians of \(repetitions) interleaved repetition(s)\(options.quick ? " — QUICK mode (scaled down; not a measurement)" : ""). "
             + "CPU is the client's user+sys from wait4; nginx CPU is its worker's utime+stime; "
-            + "Ferry/peer divides Ferry's headline figure (CPU, or peak RSS for W7) by the peer's: below 1 means Ferry uses less.")
+            + "Ferry/peer divides Ferry's headline figure (CPU, or peak RSS for W7) by the peer's: below 1 means Ferry uses less; "
+            + "on the ferry-cli row (the `ferry` command line) it divides that row's figure by curl's. "
+            + "ferry-loop is the Ferry client awaiting on the session's loop executor (Session.taskExecutor(for:)).")
         if !options.note.isEmpty { lines.append(""); lines.append(options.note) }
         lines.append("")
         lines.append("| workload | client | CPU | unit | wall | MB/s | peak RSS | nginx CPU | conns | resumed | Ferry/peer |")
@@ -50,7 +57,7 @@ struct Report {
                     String(format: "%.2f s", summary.nginxCPUSeconds),
                     String(summary.connections),
                     summary.resumed.map(String.init) ?? "",
-                    summary.ferryRatio.map { String(format: "%.2f", $0) } ?? (summary.client == "ferry" ? "—" : ""),
+                    summary.ferryRatio.map { String(format: "%.2f", $0) } ?? (summary.client.hasPrefix("ferry") ? "—" : ""),
                 ]
                 lines.append("| " + cells.joined(separator: " | ") + " |")
             }

@@ -7,17 +7,17 @@ enum Verify {
     /// - Throws: ``BenchError`` naming what is missing or wrong.
     static func bodies(client: String, workload: Workload, stdout: String) throws(BenchError) -> Int64 {
         let expected = workload.bodyBytes * Int64(workload.requests)
-        if client == "curl" {
+        if client == "curl" || client == "ferry-cli" {
             // One "--write-out" line per transfer: "<status> <body bytes>".
             let lines = stdout.split(separator: "\n")
             guard lines.count == workload.requests else {
-                throw BenchError("curl reported \(lines.count) transfers, expected \(workload.requests)")
+                throw BenchError("\(client) reported \(lines.count) transfers, expected \(workload.requests)")
             }
             var total: Int64 = 0
             for line in lines {
                 let fields = line.split(separator: " ")
                 guard fields.count == 2, fields[0] == "200", let size = Int64(fields[1]), size == workload.bodyBytes else {
-                    throw BenchError("curl transfer \"\(line)\", expected \"200 \(workload.bodyBytes)\"")
+                    throw BenchError("\(client) transfer \"\(line)\", expected \"200 \(workload.bodyBytes)\"")
                 }
                 total += size
             }

@@ -1,8 +1,14 @@
 import BenchSupport
 import Ferry
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The Ferry client: the library's public async API, as an app would use it.
+/// The Ferry client: the library's public async API, as an app would use it. With
+/// `FERRY_BENCH_EXECUTOR=loop` (the `ferry-loop` row) the workload runs with a preference for
+/// the session's loop executor (`Session.taskExecutor(for:)`), as a caller that awaits one
+/// request after another would run it to spare the thread switches.
 @main
 enum FerryClient {
     static func main() async {
@@ -25,6 +31,13 @@ enum FerryClient {
             try request.setValue("close", forHTTPHeaderField: "Connection")
         }
 
+        let executor = getenv("FERRY_BENCH_EXECUTOR").map { String(cString: $0) } == "loop" ? session.taskExecutor(for: url) : nil
+        return try await withTaskExecutorPreference(executor) {
+            try await load(options, session: session, request: request)
+        }
+    }
+
+    private static func load(_ options: ClientOptions, session: Session, request: NetworkRequest) async throws -> Int64 {
         switch options.mode {
         case .memory:
             return try await ClientMain.requests(options) { [request] _ in

@@ -128,9 +128,13 @@ package final class ExchangeHandle: @unchecked Sendable {
     }
 
     /// Runs `body` on the exchange's loop thread, after the delegate callbacks already under
-    /// way: a delegate changes its loop-confined state there, between two callbacks.
-    package func onLoop(_ body: @escaping @Sendable () -> Void) {
-        loop?.execute(body)
+    /// way: a delegate changes its loop-confined state there, between two callbacks, or acts
+    /// once the loop is done with what the current pass brought.
+    /// - Returns: False when `body` will not run: the loop has stopped (or the exchange never
+    ///   had one).
+    @discardableResult
+    package func onLoop(_ body: @escaping @Sendable () -> Void) -> Bool {
+        loop?.execute(body) ?? false
     }
 }
 

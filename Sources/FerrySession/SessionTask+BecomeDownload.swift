@@ -51,7 +51,7 @@ extension DownloadTask {
             return core.machine.adoptExchange()
         }
         engineSide.adopt(from: dataTask.engineSide, for: self)
-        session.delegateQueue.async { [self] in
+        toDelegate { [self] in
             dataDelegate.session(session, dataTask: dataTask, didBecome: self)
         }
         do throws(NetworkError) {

@@ -17,7 +17,7 @@ extension SessionTask: ExchangeDelegate {
             remoteAddress: connection.remoteAddress, remotePort: connection.remotePort, isReused: connection.isReused,
             tlsProtocolVersion: connection.tls?.protocolVersion, tlsCipherSuite: connection.tls?.cipherSuite,
             tlsApplicationProtocol: connection.tls?.applicationProtocol, isTLSSessionResumed: connection.tls?.isResumed ?? false)
-        session.delegateQueue.async { [self] in
+        toDelegate { [self] in
             delegate.session(session, task: self, didSendRequestHead: sent, over: info)
         }
     }
@@ -32,7 +32,7 @@ extension SessionTask: ExchangeDelegate {
             return core.counts.bytesSent
         }
         guard let delegate = engineSide.delegate else { return }
-        session.delegateQueue.async { [self] in
+        toDelegate { [self] in
             delegate.session(session, task: self, didSendBodyData: bytes, totalBytesSent: sentSoFar, totalBytesExpectedToSend: expected)
         }
     }
@@ -51,10 +51,10 @@ extension SessionTask: ExchangeDelegate {
             return (continuation, core.handle, demand)
         }
         if let delegate = engineSide.delegate {
-            session.delegateQueue.async { [self] in delegate.session(session, task: self, didReceive: response) }
+            toDelegate { [self] in delegate.session(session, task: self, didReceive: response) }
         }
         if let (dataDelegate, dataTask) = decider {
-            session.delegateQueue.async { [self] in
+            toDelegate { [self] in
                 dataDelegate.session(session, dataTask: dataTask, didReceive: response) { [self] disposition in
                     switch disposition {
                     case .allow: run(core.withLock { $0.machine.responseAllowed() })
@@ -150,7 +150,7 @@ extension SessionTask: ExchangeDelegate {
             core.bytesQueuedForDelegate += byteCount
             return core.bytesQueuedForDelegate
         }
-        session.delegateQueue.async { [self] in
+        toDelegate { [self] in
             call(session)
             let action = core.withLock { core -> TaskStateMachine.Action in
                 core.bytesQueuedForDelegate -= byteCount
@@ -172,7 +172,7 @@ extension SessionTask: ExchangeDelegate {
             return true
         }
         guard schedule else { return }
-        session.delegateQueue.async { [self] in
+        toDelegate { [self] in
             let (written, total, expected) = core.withLock { core -> (Int64, Int64, Int64?) in
                 core.writeReportPending = false
                 let written = core.counts.bytesReceived - core.bytesReportedWritten

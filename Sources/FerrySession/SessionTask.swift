@@ -47,6 +47,9 @@ public class SessionTask: @unchecked Sendable {
     /// (the loop's task queue orders the two). Never touched by two threads at once, so the
     /// runtime's exclusivity checks, a call each per access, are left out.
     @exclusivity(unchecked) var engineSide: TaskEngineSide
+    /// Delegate calls made during the current pass of the exchange's loop, sent to the
+    /// delegate queue together when it ends (``toDelegate(_:)``). Confined as ``engineSide``.
+    @exclusivity(unchecked) var delegateBatch: [@Sendable () -> Void] = []
 
     init(session: Session, identifier: Int, request: NetworkRequest, sink: TaskEngineSide.Sink, kind: TaskKind) {
         self.session = session
@@ -209,7 +212,9 @@ public class SessionTask: @unchecked Sendable {
         let ending = core.withLock { $0.finish(outcome, metrics: metrics) }
         guard let ending else { return }
         session.unregister(self)
-        engineSide.deliverCompletion(of: self, outcome: outcome, metrics: metrics, ending: ending)
+        if let delegateCalls = engineSide.deliverCompletion(of: self, outcome: outcome, metrics: metrics, ending: ending) {
+            toDelegate(delegateCalls)
+        }
     }
 }
 

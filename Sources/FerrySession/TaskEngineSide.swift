@@ -169,8 +169,10 @@ struct TaskEngineSide {
     /// Tells everyone who waits how the task ended, in URLSession's order: metrics, the
     /// downloaded file, completion to the delegate; then the completion handler or the awaiting
     /// call; then a temporary file is removed.
+    /// - Returns: What must run on the delegate queue, when the task has a delegate: the
+    ///   caller sends it after the delegate calls already on their way.
     mutating func deliverCompletion(of task: SessionTask, outcome: Result<TaskResult, NetworkError>, metrics: TaskMetrics?,
-                           ending: TaskCore.Ending) {
+                                    ending: TaskCore.Ending) -> (@Sendable () -> Void)? {
         if !ending.observers.isEmpty {
             let finalProgress = task.progress
             for observer in ending.observers {
@@ -193,12 +195,14 @@ struct TaskEngineSide {
                 FrontEnd.run(ending.completion, sink: sink, outcome: outcome)
                 if let temporaryFile { unlink(temporaryFile) }
             }
-            return
+            return nil
         }
         let frontEnd = FrontEnd(completion: ending.completion, sink: sink, outcome: outcome)
         let session = task.session
         let error = outcome.failureValue
-        session.delegateQueue.async {
+        self.delegate = nil
+        writeObserver = nil
+        return {
             if let metrics { delegate.session(session, task: task, didFinishCollecting: metrics) }
             // Only a temporary file is handed over: a download to a destination the caller chose
             // (`download(for:to:)`) is already where it belongs.
@@ -211,8 +215,6 @@ struct TaskEngineSide {
             frontEnd.run()
             if let temporaryFile { unlink(temporaryFile) }
         }
-        self.delegate = nil
-        writeObserver = nil
     }
 }
 

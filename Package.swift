@@ -23,15 +23,20 @@ let package = Package(
         .executable(name: "ferry-reach", targets: ["ferry-reach"]),
     ],
     traits: [
-        // The one API that needs the full Foundation (NotificationCenter). Every other library
-        // module imports FoundationEssentials only, so a package that turns this trait off
+        // The two APIs that need the full Foundation (NotificationCenter, Progress). Everything
+        // else imports FoundationEssentials only, so a package that turns both traits off
         // (`traits: []`) links no Foundation: a static binary about 50 MB smaller, using about
         // 4 MiB less memory (ARCHITECTURE.md, "Foundation").
         .trait(
             name: "ReachabilityNotifications",
             description: "NetworkReachabilityManager posts statusDidChangeNotification through Foundation's NotificationCenter."
         ),
-        .default(enabledTraits: ["ReachabilityNotifications"]),
+        // SessionTask.foundationProgress, URLSessionTask's `progress`: a Foundation.Progress.
+        .trait(
+            name: "FoundationProgress",
+            description: "SessionTask.foundationProgress, a Foundation.Progress kept up to date as the task's bytes move."
+        ),
+        .default(enabledTraits: ["ReachabilityNotifications", "FoundationProgress"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -65,7 +70,13 @@ let package = Package(
             name: "FerryEngine",
             dependencies: ["FerryIO", "FerryWire", "FerryTLS", "CFerryShims", "CZlib", httpTypes]
         ),
-        .target(name: "FerrySession", dependencies: ["FerryEngine", "FerryIO", "FerryWire", "FerryTLS", httpTypes]),
+        .target(
+            name: "FerrySession",
+            dependencies: ["FerryEngine", "FerryIO", "FerryWire", "FerryTLS", httpTypes],
+            // As in FerryReachability: the one file that imports Foundation (FoundationProgress)
+            // must not change which overloads the other files call.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
         .target(
             name: "FerryReachability",
             dependencies: ["FerryIO", "CFerryShims", logging],

@@ -1,3 +1,4 @@
+import FerryEngine
 import FoundationEssentials
 
 // The async calls: each runs one task and awaits it (`SessionTask.outcome`), so they share

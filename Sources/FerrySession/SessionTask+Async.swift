@@ -1,6 +1,8 @@
 // The one bridge from a task to `async`: every async call of ``Session`` makes a task and
 // awaits it here, so cancellation, ordering and delivery are written once.
 
+import Synchronization
+
 extension DataTask {
     /// Starts the task and returns as soon as the response head arrives; the body follows as
     /// an async sequence with backpressure (its ``ResponseBody/task`` is this task). What

@@ -1,3 +1,4 @@
+import Synchronization
 import FerryEngine
 
 // ResponseDisposition.becomeDownload, as URLSession's `didBecomeDownloadTask`: a data task whose
@@ -24,10 +25,7 @@ extension SessionTask {
             return (ending, core.progress(uploads: uploads), response, core.counts)
         }
         guard let (ending, finalProgress, response, counts) = ended, let dataTask = self as? DataTask else { return }
-        for observer in ending.observers {
-            observer.yield(finalProgress)
-            observer.finish()
-        }
+        ending.announce(finalProgress)
         let download = DownloadTask(session: session, identifier: session.nextTaskIdentifier(), request: originalRequest,
                                     sink: .file(destination: nil), kind: .download)
         engineSide.successor = download

@@ -1,3 +1,5 @@
+import Synchronization
+import Dispatch
 import FerryEngine
 
 // Delegate calls leave the loop in batches: what one pass of the exchange's loop learned (a

@@ -21,6 +21,10 @@ struct TaskCore {
     var counts = TaskCounts()
     var completion = TaskCompletion.none
     var progressObservers: [AsyncStream<TaskProgress>.Continuation] = []
+    /// Told of every progress value, under the lock: what keeps ``foundationProgress`` current.
+    var progressHandler: (@Sendable (TaskProgress) -> Void)?
+    /// The task's `Foundation.Progress`, once asked for (only with the `FoundationProgress` trait).
+    var foundationProgress: AnyObject?
     /// Body bytes handed to the delegate queue and not yet delivered there (a data delegate's
     /// `didReceive data`): the output's fill level when the delegate is the output.
     var bytesQueuedForDelegate = 0
@@ -40,6 +44,16 @@ struct TaskCore {
     struct Ending {
         var completion: TaskCompletion
         var observers: [AsyncStream<TaskProgress>.Continuation]
+        var progressHandler: (@Sendable (TaskProgress) -> Void)?
+
+        /// Gives the progress observers the task's last value and ends their sequences.
+        func announce(_ final: TaskProgress) {
+            progressHandler?(final)
+            for observer in observers {
+                observer.yield(final)
+                observer.finish()
+            }
+        }
     }
 
     /// Records the outcome and hands out who must hear of it; nil when the task already ended.
@@ -58,9 +72,10 @@ struct TaskCore {
         // The caller's objects are let go of: a finished task keeps no delegate alive.
         delegate = nil
         // Moved out, not copied: no retain of what is handed over, no release of what is left.
-        var ending = Ending(completion: .none, observers: [])
+        var ending = Ending(completion: .none, observers: [], progressHandler: progressHandler)
         swap(&ending.completion, &completion)
         swap(&ending.observers, &progressObservers)
+        progressHandler = nil
         return ending
     }
 
@@ -86,8 +101,9 @@ struct TaskCore {
 
     /// Tells progress observers, if any (none: no work).
     mutating func publishProgress(uploads: Bool) {
-        guard !progressObservers.isEmpty else { return }
+        guard !progressObservers.isEmpty || progressHandler != nil else { return }
         let value = progress(uploads: uploads)
+        progressHandler?(value)
         for observer in progressObservers { observer.yield(value) }
     }
 }

@@ -173,12 +173,8 @@ struct TaskEngineSide {
     ///   caller sends it after the delegate calls already on their way.
     mutating func deliverCompletion(of task: SessionTask, outcome: Result<TaskResult, NetworkError>, metrics: TaskMetrics?,
                                     ending: TaskCore.Ending) -> (@Sendable () -> Void)? {
-        if !ending.observers.isEmpty {
-            let finalProgress = task.progress
-            for observer in ending.observers {
-                observer.yield(finalProgress)
-                observer.finish()
-            }
+        if !ending.observers.isEmpty || ending.progressHandler != nil {
+            ending.announce(task.progress)
         }
         let temporaryFile: String?
         if case .file(destination: nil) = sink, case .success(let result) = outcome { temporaryFile = result.location?.path } else { temporaryFile = nil }

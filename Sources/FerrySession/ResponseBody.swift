@@ -109,6 +109,9 @@ final class ResponseBodyBuffer: Sendable {
     ///
     /// A waiting consumer gets the chunk itself (`consuming`): the producer keeps no reference
     /// of its own that could make the chunk look still in use when it is recycled.
+    /// Whether the consumer waits in `next()` for a chunk (for tests).
+    var hasWaitingConsumer: Bool { state.withLock { $0.waiter != nil } }
+
     func append(_ chunk: consuming [UInt8]) -> Bool {
         var chunk = Optional(chunk)
         let (waiter, keepGoing) = state.withLock { state -> (CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>?, Bool) in

@@ -1,6 +1,7 @@
 @testable import FerrySession
 import Synchronization
 import Testing
+import TestSupport
 
 /// The hand-over between the engine and a `bytes(for:)` consumer, without a server.
 @Suite("ResponseBodyBuffer")
@@ -50,9 +51,9 @@ struct ResponseBodyBufferTests {
             while let chunk = try await buffer.next() { chunks.append(chunk) }
             return chunks
         }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await waitUntil { buffer.hasWaitingConsumer })
         #expect(buffer.append([1, 2, 3]))
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await waitUntil { buffer.hasWaitingConsumer }, "the consumer took the chunk and waits again")
         #expect(buffer.append([4]))
         buffer.finish(nil)
         #expect(try await consumer.value == [[1, 2, 3], [4]])

@@ -110,7 +110,7 @@ struct SessionKeepAliveTests {
             })
             defer { session.invalidateAndCancel() }
             _ = try await session.data(for: NetworkRequest(url: server.url("/get")))
-            try await Task.sleep(for: .milliseconds(500))
+            #expect(await waitUntil { server.closedConnectionCount == 1 }, "the parked connection was closed")
             _ = try await session.data(for: NetworkRequest(url: server.url("/get")))
             #expect(server.connectionCount == 2)
         }

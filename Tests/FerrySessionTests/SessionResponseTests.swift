@@ -106,7 +106,7 @@ struct SessionResponseTests {
             // Exactly the buffer's high-water mark: the read that completes the body also pauses it.
             let size = ResponseBodyBuffer.highWaterMark
             let (body, _) = try await session.bytes(for: NetworkRequest(url: server.url("/bytes/\(size)")))
-            try await Task.sleep(for: .milliseconds(300))
+            #expect(await waitUntil { body.task.countOfBytesReceived == Int64(size) }, "the whole body waits, unread")
             let data = try await body.collect()
             #expect(data.count == size)
             #expect(TestBytes.firstMismatch(in: data) == nil)

@@ -37,6 +37,11 @@ enum SessionTest {
             .appendingPathComponent("ferry-it-\(UUID().uuidString)-\(name)")
     }
 
+    /// The size of the file at `url`, or -1 when there is none.
+    static func fileSize(_ url: URL) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.int64Value ?? -1
+    }
+
     /// A body stream that yields `chunks` in order, then ends.
     static func stream(_ chunks: [[UInt8]]) -> RequestBody.ByteChunks {
         AsyncThrowingStream<[UInt8], any Error> { continuation in

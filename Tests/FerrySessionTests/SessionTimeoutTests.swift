@@ -94,7 +94,7 @@ struct SessionTimeoutTests {
             }
             try #require(await waitUntil { server.requestCount > 0 }, "precondition not reached")
             let queued = Task { await networkError { try await session.data(for: NetworkRequest(url: slow)) } }
-            try await Task.sleep(for: .milliseconds(50))
+            try #require(await waitUntil { session.allTasks.count == 2 }, "the second request is under way")
             queued.cancel()
             let error = await queued.value
             #expect(error?.code == .cancelled)
@@ -119,8 +119,7 @@ struct SessionTimeoutTests {
             defer { session.invalidateAndCancel() }
             let url = server.url("/drip?numbytes=20&duration=30&delay=0")
             let task = Task { await networkError { try await session.download(for: NetworkRequest(url: url), to: destination) } }
-            try #require(await waitUntil { FileManager.default.fileExists(atPath: destination.path) }, "precondition not reached")
-            try await Task.sleep(for: .milliseconds(300))
+            try #require(await waitUntil { SessionTest.fileSize(destination) > 0 }, "precondition not reached: bytes written")
             task.cancel()
             #expect(await task.value?.code == .cancelled)
             #expect(!FileManager.default.fileExists(atPath: destination.path))
@@ -171,7 +170,7 @@ struct SessionTimeoutTests {
                         while try await iterator.next() != nil {}
                     }
                 }
-                try await Task.sleep(for: .milliseconds(200))
+                #expect(await waitUntil { body.lifetime.buffer.hasWaitingConsumer }, "the iterator waits for the drip")
                 task.cancel()
                 return await task.value
             }

@@ -24,6 +24,8 @@ final class HTTPBinHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var stream: PatternStream?
     private var closeWhenDone = false
     private var timers: [Scheduled<Void>] = []
+    /// The recorder was told this connection ended (once, whichever way it did).
+    private var reportedClosed = false
 
     init(recorder: HTTPBinRecorder, scheme: String, fallbackHost: String) {
         self.recorder = recorder
@@ -66,7 +68,21 @@ final class HTTPBinHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelWritabilityChanged()
     }
 
+    /// The client's FIN: with half-closure allowed the channel stays open for the response,
+    /// but the connection has ended for the client.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { reportClosed() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func reportClosed() {
+        guard !reportedClosed else { return }
+        reportedClosed = true
+        recorder.connectionClosed()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        reportClosed()
         for timer in timers { timer.cancel() }
         timers.removeAll()
         stream = nil

@@ -40,6 +40,7 @@ public struct RecordedRequestHead: Sendable, CustomStringConvertible {
 final class HTTPBinRecorder: Sendable {
     private struct State {
         var connections = 0
+        var closedConnections = 0
         var requests = 0
         var heads: [RecordedRequestHead] = []
     }
@@ -55,6 +56,10 @@ final class HTTPBinRecorder: Sendable {
         state.withLockedValue { $0.connections += 1 }
     }
 
+    func connectionClosed() {
+        state.withLockedValue { $0.closedConnections += 1 }
+    }
+
     func requestReceived(_ head: HTTPRequestHead) {
         let recorded = RecordedRequestHead(head)
         state.withLockedValue { state in
@@ -65,6 +70,7 @@ final class HTTPBinRecorder: Sendable {
     }
 
     var connectionCount: Int { state.withLockedValue { $0.connections } }
+    var closedConnectionCount: Int { state.withLockedValue { $0.closedConnections } }
     var requestCount: Int { state.withLockedValue { $0.requests } }
     var heads: [RecordedRequestHead] { state.withLockedValue { $0.heads } }
 

@@ -178,6 +178,9 @@ public final class HTTPBinServer: Sendable, GracefulShutdown {
     /// Connections accepted so far.
     public var connectionCount: Int { recorder.connectionCount }
 
+    /// Connections the client closed (its FIN seen), or that closed otherwise, so far.
+    public var closedConnectionCount: Int { recorder.closedConnectionCount }
+
     /// Request heads received so far (every request, including rejected ones).
     public var requestCount: Int { recorder.requestCount }
 

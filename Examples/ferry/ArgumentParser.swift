@@ -29,7 +29,7 @@ struct ArgumentParser {
             let argument = arguments[index]
             index += 1
             if onlyURLs || !argument.hasPrefix("-") || argument == "-" {
-                options.urls.append(argument)
+                options.addURL(argument)
             } else if argument == "--" {
                 onlyURLs = true
             } else if argument.hasPrefix("--") {

@@ -38,7 +38,7 @@ struct OptionSpec: Sendable {
         value("json", nil) { options, text in options.data.append(.init(kind: .json, value: text)) },
         flag("get", "G") { options, on in options.useGet = on },
         value("output", "o") { options, text in options.outputs.append(text) },
-        value("url", nil) { options, text in options.urls.append(text) },
+        value("url", nil) { options, text in options.addURL(text) },
         flag("include", "i") { options, on in options.include = on },
         flag("head", "I") { options, on in options.headOnly = on },
         value("max-time", "m") { options, text throws(UsageError) in

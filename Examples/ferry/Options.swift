@@ -76,6 +76,16 @@ struct Options: Sendable, Equatable {
     /// The URLs paired with their outputs.
     var jobs: Jobs { Jobs(urls: urls, outputs: outputs) }
 
+    /// Adds a URL. One repeated (a script fetching the same URL many times) shares the
+    /// storage of the one before it: ten thousand copies cost an array slot each.
+    mutating func addURL(_ url: String) {
+        if let last = urls.last, last == url {
+            urls.append(last)
+        } else {
+            urls.append(url)
+        }
+    }
+
     /// Whether a failure line goes to standard error: curl's `-s` hides it unless `-S`.
     var showsErrors: Bool { !silent || showError }
 }

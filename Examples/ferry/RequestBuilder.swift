@@ -97,9 +97,29 @@ struct RequestBuilder: Sendable {
     /// Parses a command-line URL: no scheme means `http://` and an empty path means `/`, as curl.
     /// A space or control character is refused (exit 3) as curl refuses it, rather than
     /// silently percent-encoded as Foundation would.
+    /// Whether `text` starts with a scheme (curl's test: it contains `://`).
+    private static func hasScheme(_ text: String) -> Bool {
+        var utf8 = text.utf8.makeIterator()
+        var matched = 0
+        while let byte = utf8.next() {
+            switch (matched, byte) {
+            case (0, UInt8(ascii: ":")): matched = 1
+            case (1, UInt8(ascii: "/")): matched = 2
+            case (2, UInt8(ascii: "/")): return true
+            case (_, UInt8(ascii: ":")): matched = 1
+            default: matched = 0
+            }
+        }
+        return false
+    }
+
     static func url(from text: String) -> URL? {
         guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
-        let hasScheme = text.contains("://")
+        let hasScheme = Self.hasScheme(text)
+        // The common case, a URL with a scheme and a path, is parsed once.
+        if hasScheme, let url = URL(string: text), let host = url.host(), !host.isEmpty, !url.path(percentEncoded: true).isEmpty {
+            return url
+        }
         guard var components = URLComponents(string: hasScheme ? text : "http://" + text),
               let host = components.host, !host.isEmpty else { return nil }
         if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }

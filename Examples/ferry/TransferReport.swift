@@ -9,8 +9,9 @@ struct TransferReport: Sendable {
     /// 0 until a response arrived; printed as `000` then, as curl.
     var httpCode = 0
     var httpVersion = ""
-    var contentType: String?
     var responseHeaders = HTTPFields()
+    /// The response's Content-Type, looked up when `-w` asks for it.
+    var contentType: String? { responseHeaders[.contentType] }
     /// Body bytes as received (before decoding), as curl counts `size_download`.
     var sizeDownload: Int64 = 0
     var sizeUpload: Int64 = 0
@@ -47,7 +48,6 @@ struct TransferReport: Sendable {
     mutating func record(_ response: NetworkResponse) {
         httpCode = response.statusCode
         httpVersion = response.httpVersion.hasPrefix("HTTP/") ? String(response.httpVersion.dropFirst(5)) : response.httpVersion
-        contentType = response.headerFields[.contentType]
         responseHeaders = response.headerFields
         urlEffective = response.url.absoluteString
     }

@@ -7,16 +7,52 @@ import FoundationEssentials
 /// `\n`, `\r`, `\t` the control characters. Anything else is printed as written; an unknown
 /// variable prints nothing and a warning, as curl.
 struct WriteOut: Sendable {
+    /// A piece of the format, read once: text printed as is, a variable, or a response field.
+    enum Piece: Sendable, Equatable {
+        case text(String)
+        case variable(String)
+        case header(String)
+    }
+
     let format: String
+    /// The format, parsed once for every transfer of the run.
+    let pieces: [Piece]
 
     init(_ format: String) {
         self.format = format
+        pieces = Self.parse(format)
     }
 
     /// The text to print, and warnings for standard error.
     func render(_ report: TransferReport) -> (text: String, warnings: [String]) {
         var text = ""
         var warnings: [String] = []
+        for piece in pieces {
+            switch piece {
+            case .text(let literal):
+                text += literal
+            case .variable(let name):
+                if let value = Self.value(of: name, in: report) {
+                    text += value
+                } else {
+                    warnings.append("unknown --write-out variable: '\(name)'")
+                }
+            case .header(let name):
+                text += HTTPField.Name(name).map { report.responseHeaders[values: $0].joined(separator: ", ") } ?? ""
+            }
+        }
+        return (text, warnings)
+    }
+
+    /// Splits a format into pieces, with curl's rules: `%{name}`, `%header{name}`, `%%`, the
+    /// escapes `\n`, `\r`, `\t`; anything else is text.
+    static func parse(_ format: String) -> [Piece] {
+        var pieces: [Piece] = []
+        var text = ""
+        func flush() {
+            if !text.isEmpty { pieces.append(.text(text)) }
+            text = ""
+        }
         var rest = Substring(format)
         while let first = rest.first {
             if first == "%" {
@@ -25,16 +61,12 @@ struct WriteOut: Sendable {
                     text.append("%")
                     rest = rest.dropFirst()
                 } else if rest.hasPrefix("{"), let close = rest.firstIndex(of: "}") {
-                    let name = String(rest[rest.index(after: rest.startIndex)..<close])
-                    if let value = Self.value(of: name, in: report) {
-                        text += value
-                    } else {
-                        warnings.append("unknown --write-out variable: '\(name)'")
-                    }
+                    flush()
+                    pieces.append(.variable(String(rest[rest.index(after: rest.startIndex)..<close])))
                     rest = rest[rest.index(after: close)...]
                 } else if rest.hasPrefix("header{"), let close = rest.firstIndex(of: "}") {
-                    let name = rest[rest.index(rest.startIndex, offsetBy: 7)..<close]
-                    text += HTTPField.Name(String(name)).map { report.responseHeaders[values: $0].joined(separator: ", ") } ?? ""
+                    flush()
+                    pieces.append(.header(String(rest[rest.index(rest.startIndex, offsetBy: 7)..<close])))
                     rest = rest[rest.index(after: close)...]
                 } else {
                     text.append("%")
@@ -47,7 +79,8 @@ struct WriteOut: Sendable {
                 rest = rest.dropFirst()
             }
         }
-        return (text, warnings)
+        flush()
+        return pieces
     }
 
     private static let escapes: [Character: Character] = ["n": "\n", "r": "\r", "t": "\t"]

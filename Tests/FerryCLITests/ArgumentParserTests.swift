@@ -16,6 +16,12 @@ struct ArgumentParserTests {
         }
     }
 
+    @Test func repeatedURLsAreKeptInOrder() throws {
+        let options = try parse("http://a/", "http://a/", "http://b/", "-o", "x", "http://a/")
+        #expect(options.urls == ["http://a/", "http://a/", "http://b/", "http://a/"])
+        #expect(Array(options.jobs).map(\.output) == ["x", nil, nil, nil])
+    }
+
     @Test func shortFlagsCombine() throws {
         let options = try parse("-sSfiv", "http://a/")
         #expect(options.silent && options.showError && options.fail && options.include && options.verbose)

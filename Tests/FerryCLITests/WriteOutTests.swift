@@ -26,6 +26,14 @@ struct WriteOutTests {
         return report
     }
 
+    @Test func theFormatIsReadOnceIntoPieces() {
+        #expect(WriteOut.parse("%{http_code} %header{Server}\\n%%done") == [
+            .variable("http_code"), .text(" "), .header("Server"), .text("\n%done"),
+        ])
+        #expect(WriteOut.parse("") == [])
+        #expect(WriteOut.parse("50%") == [.text("50%")])
+    }
+
     @Test func allContractVariables() {
         let format = "%{http_code} %{size_download} %{size_upload} %{num_redirects} %{num_connects} %{url_effective} "
             + "%{time_namelookup} %{time_connect} %{time_appconnect} %{time_starttransfer} %{time_total} %{ssl_verify_result}\\n"

@@ -9,7 +9,10 @@ import Synchronization
 /// line, a verbose line, the progress meter) whole. Writes use `write(2)` directly so a closed
 /// pipe is an error we report (curl's exit 23), not a crash: ferry ignores SIGPIPE at start.
 final class Console: Sendable {
-    private let lock = Mutex(())
+    /// `-w` text not written yet (see ``writeOutSoon(_:)``), under the lock.
+    private let lock = Mutex<[UInt8]>([])
+    /// How much `-w` text may wait before it is written.
+    static let pendingLimit = 16 * 1024
     /// Whether standard error is a terminal (the progress meter is drawn only there).
     let stderrIsTerminal: Bool
     /// Whether standard output is a terminal.
@@ -29,7 +32,32 @@ final class Console: Sendable {
     /// Writes bytes to standard output; false when the write failed (for example EPIPE).
     @discardableResult
     func writeOut(_ bytes: some Collection<UInt8>) -> Bool {
-        lock.withLock { _ in Self.writeAll(outputFD, Array(bytes)) }
+        lock.withLock { pending in
+            flush(&pending)
+            return Self.writeAll(outputFD, Array(bytes))
+        }
+    }
+
+    /// Writes text to standard output soon: when more waits than ``pendingLimit``, before
+    /// anything else is written to either stream (so the order is kept), or at ``flush()``.
+    /// For the `-w` line of every transfer, which then costs no system call of its own, as
+    /// curl's buffered standard output; written at once to a terminal.
+    func writeOutSoon(_ text: String) {
+        lock.withLock { pending in
+            pending.append(contentsOf: text.utf8)
+            if stdoutIsTerminal || pending.count >= Self.pendingLimit { flush(&pending) }
+        }
+    }
+
+    /// Writes what ``writeOutSoon(_:)`` left waiting.
+    func flush() {
+        lock.withLock { flush(&$0) }
+    }
+
+    private func flush(_ pending: inout [UInt8]) {
+        guard !pending.isEmpty else { return }
+        _ = Self.writeAll(outputFD, pending)
+        pending.removeAll(keepingCapacity: true)
     }
 
     /// Writes text to standard output.
@@ -38,7 +66,10 @@ final class Console: Sendable {
 
     /// Writes text to standard error as is (no newline added).
     func writeError(_ text: String) {
-        lock.withLock { _ in _ = Self.writeAll(errorFD, Array(text.utf8)) }
+        lock.withLock { pending in
+            flush(&pending)
+            _ = Self.writeAll(errorFD, Array(text.utf8))
+        }
     }
 
     /// Writes each line to standard error, ending it with a newline.

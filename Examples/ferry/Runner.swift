@@ -20,9 +20,12 @@ struct Runner: Sendable {
         // answer resumes them there and each request starts from there, with no thread woken
         // in between. Nothing below blocks but short writes to the outputs, as curl's do.
         let executor = options.jobs.first.flatMap { RequestBuilder.url(from: $0.url) }.flatMap(session.taskExecutor(for:))
-        return await withTaskExecutorPreference(executor) {
+        let code = await withTaskExecutorPreference(executor) {
             options.parallel ? await runParallel(session) : await runSequential(session)
         }
+        // The last -w lines (written soon, not at once: see Console.writeOutSoon).
+        console.flush()
+        return code
     }
 
     private func runSequential(_ session: Session) async -> ExitCode {
@@ -65,7 +68,7 @@ struct Runner: Sendable {
         if let writeOut {
             let (text, warnings) = writeOut.render(report)
             console.writeErrorLines(warnings.map { "ferry: \($0)" })
-            console.writeOut(text)
+            console.writeOutSoon(text)
         }
     }
 

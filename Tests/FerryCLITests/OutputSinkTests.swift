@@ -59,3 +59,27 @@ struct OutputSinkTests {
         #expect(try ArgumentParser().parse(["http://a/"]).jobs.map(\.isImplicitStandardOutput) == [true])
     }
 }
+
+/// `-w` lines wait in the console until something else is written, or the run ends.
+struct ConsoleWriteOutSoonTests {
+    @Test func writeOutLinesWaitThenKeepTheirOrder() {
+        let captured = CapturedConsole()
+        captured.console.writeOutSoon("200 1\n")
+        captured.console.writeOutSoon("200 2\n")
+        #expect(captured.console.writeOut(Array("body\n".utf8)))
+        captured.console.writeOutSoon("200 3\n")
+        captured.console.flush()
+        captured.console.flush()
+        #expect(captured.finish().out == "200 1\n200 2\nbody\n200 3\n")
+    }
+
+    @Test func aLongBacklogIsWrittenWithoutAFlush() {
+        let captured = CapturedConsole()
+        let line = String(repeating: "x", count: 99) + "\n"
+        for _ in 0..<(Console.pendingLimit / line.utf8.count + 1) { captured.console.writeOutSoon(line) }
+        // No flush: what passed the limit is out already.
+        let out = captured.finish().out
+        #expect(out.utf8.count >= Console.pendingLimit)
+        #expect(out.utf8.count % line.utf8.count == 0)
+    }
+}

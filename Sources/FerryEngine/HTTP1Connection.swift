@@ -121,7 +121,7 @@ final class HTTP1Connection: IOHandler {
         cancelContinueTimer()
         cancelDirectChunkTimer()
         directChunk = DirectBodyChunk()
-        loop.deregister(fd: transport.fd)
+        loop.deregister(fd: transport.fd, closing: true)
         transport.close()
     }
 

@@ -299,11 +299,14 @@ final class TLSHandshake: IOHandler {
         isFinished = true
         if let timer { loop.cancelTimer(timer) }
         timer = nil
-        loop.deregister(fd: transport.fd)
+        let failed: Bool
+        if case .failure = result { failed = true } else { failed = false }
+        // On success the HTTP connection registers the descriptor again in this same turn.
+        loop.deregister(fd: transport.fd, closing: failed)
         interest = []
         let completion = self.completion
         self.completion = nil
-        if case .failure = result {
+        if failed {
             // A refused server gets close_notify at most: never application data.
             transport.close()
         }

@@ -201,7 +201,7 @@ package final class Connector {
             try socket.finishConnect()
             run(machine.attemptSucceeded(index: index))
         } catch {
-            loop.deregister(fd: socket.fd)
+            loop.deregister(fd: socket.fd, closing: true)
             socket.close()
             sockets[index] = nil
             run(machine.attemptFailed(index: index, error: error, now: .now()))
@@ -221,7 +221,7 @@ package final class Connector {
     private func closeAttempts(_ indices: [Int]) {
         for index in indices {
             guard let socket = sockets.removeValue(forKey: index) else { continue }
-            loop.deregister(fd: socket.fd)
+            loop.deregister(fd: socket.fd, closing: true)
             socket.close()
         }
     }

@@ -56,6 +56,11 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     private var timers = TimerQueue()
     private var registrations: [Int32: Registration] = [:]
     private var lastGeneration: UInt32 = 0
+    /// Descriptors deregistered this turn whose epoll entry the kernel still holds. A handler
+    /// that passes its descriptor on (connector, then TLS handshake, then HTTP connection)
+    /// registers it again in the same turn: one `EPOLL_CTL_MOD` then, not a DEL and an ADD.
+    /// The rest leave epoll before the loop waits again (``forgetUnwatched()``).
+    private var unwatched: [Int32] = []
     private let events: UnsafeMutableBufferPointer<epoll_event>
 
     /// Creates a loop. Its thread starts with its first task (``execute(_:)``): until then
@@ -266,7 +271,18 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         var event = epoll_event()
         event.events = interest.epollBits
         event.data.u64 = Self.eventData(fd: fd, generation: lastGeneration)
-        _ = try blockingSystemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
+        if let index = unwatched.firstIndex(of: fd) {
+            // Deregistered this turn: the kernel still has it, with the old handler's data.
+            unwatched.remove(at: index)
+            do {
+                _ = try blockingSystemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) }
+            } catch where error.errno == ENOENT {
+                // Closed and its number taken by a new descriptor since: a new entry.
+                _ = try blockingSystemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
+            }
+        } else {
+            _ = try blockingSystemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
+        }
         registrations[fd] = Registration(handler: handler, interest: interest, generation: lastGeneration)
     }
 
@@ -285,18 +301,32 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         registrations[fd] = registration
     }
 
-    /// Stops watching `fd` and releases its handler. Unregistered descriptors are ignored,
-    /// so a handler may deregister itself and its owner may do it again.
-    package func deregister(fd: Int32) {
+    /// Stops watching `fd` and releases its handler: no event reaches it from now on.
+    /// Unregistered descriptors are ignored, so a handler may deregister itself and its owner
+    /// may do it again.
+    ///
+    /// - Parameter closing: The caller closes `fd` right after, before the loop waits again
+    ///   (the kernel drops a closed descriptor's entry itself, so no system call is made).
+    ///   Otherwise the entry leaves epoll before the loop waits again, unless `fd` is
+    ///   registered anew meanwhile.
+    package func deregister(fd: Int32, closing: Bool = false) {
         preconditionInEventLoop()
         guard registrations.removeValue(forKey: fd) != nil else { return }
-        do {
-            _ = try blockingSystemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
-        } catch where error.errno == EBADF || error.errno == ENOENT {
-            // Closed before deregistration: the kernel already forgot it.
-        } catch {
-            Self.logger.error("epoll_ctl(DEL) failed", metadata: ["fd": "\(fd)", "error": "\(error)"])
+        if !closing { unwatched.append(fd) }
+    }
+
+    /// Removes from epoll what was deregistered this turn and not registered again.
+    private func forgetUnwatched() {
+        for fd in unwatched {
+            do {
+                _ = try blockingSystemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
+            } catch where error.errno == EBADF || error.errno == ENOENT {
+                // Closed since: the kernel already forgot it.
+            } catch {
+                Self.logger.error("epoll_ctl(DEL) failed", metadata: ["fd": "\(fd)", "error": "\(error)"])
+            }
         }
+        unwatched.removeAll(keepingCapacity: true)
     }
 
     /// The number of registered descriptors (for tests and diagnostics). Loop thread only.
@@ -314,6 +344,7 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     private func run() {
         threadHandle.store(UInt(pthread_self()), ordering: .releasing)
         while true {
+            if !unwatched.isEmpty { forgetUnwatched() }
             let timeout = waitTimeout()
             let count: Int32
             do {
@@ -328,7 +359,14 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
                 dispatch(events[index])
             }
             fireExpiredTimers()
-            if runTasks() { break }
+            // Tasks that tasks queued (an answer resuming a caller on this loop's executor, who
+            // then starts the next request) run in this turn too, a few rounds at most before
+            // the descriptors are looked at again: no `epoll_wait` call in between.
+            var outcome = runTasks()
+            for _ in 1..<Self.taskRoundsPerTurn where outcome == .moreQueued {
+                outcome = runTasks()
+            }
+            if outcome == .exit { break }
         }
         // Handlers and timer closures often hold their owners, which hold this loop: drop them
         // now so pending connections at shutdown do not keep each other (and the loop) alive.
@@ -393,8 +431,21 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    /// Runs the queued tasks; returns true when the loop should exit.
-    private func runTasks() -> Bool {
+    /// How many times one turn runs the task queue at most.
+    private static let taskRoundsPerTurn = 4
+
+    /// What is left after running the queued tasks.
+    private enum TaskRoundOutcome {
+        /// No task waits.
+        case idle
+        /// The tasks queued more.
+        case moreQueued
+        /// The loop stops.
+        case exit
+    }
+
+    /// Runs the queued tasks.
+    private func runTasks() -> TaskRoundOutcome {
         let tasks = inbox.withLock { inbox -> [@Sendable () -> Void] in
             // Clearing the flag with the swap means a task queued after this point wakes us.
             inbox.wakeupPending = false
@@ -405,13 +456,13 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         for task in tasks {
             task()
         }
-        return inbox.withLock { inbox -> Bool in
+        return inbox.withLock { inbox -> TaskRoundOutcome in
             switch inbox.lifecycle {
             case .stopping where inbox.tasks.isEmpty:
                 inbox.lifecycle = .stopped
-                return true
+                return .exit
             case .notStarted, .running, .stopping, .stopped:
-                return false
+                return inbox.tasks.isEmpty ? .idle : .moreQueued
             }
         }
     }

@@ -183,4 +183,92 @@ struct EventLoopRegistrationTests {
             #expect(calls.values == ["old", "new"])
         }
     }
+
+    @Test("a descriptor handed from one handler to the next in one turn reaches only the new one")
+    func handOverInOneTurn() async throws {
+        try await withLoop { loop in
+            let (a, b) = try makeSocketPair()
+            let calls = Recorder<String>()
+            let received = Latch<Void>()
+            try await loop.sync {
+                let old = ClosureHandler()
+                old.onReadable = { calls.append("old") }
+                try loop.register(fd: a.fd, interest: .read, handler: old)
+                // The connector-to-TLS hand-over: deregistered and registered again at once.
+                loop.deregister(fd: a.fd)
+                let new = ClosureHandler()
+                new.onReadable = {
+                    _ = try? a.read(count: 64)
+                    calls.append("new")
+                    loop.deregister(fd: a.fd)
+                    received.fulfill(())
+                }
+                try loop.register(fd: a.fd, interest: .read, handler: new)
+            }
+            #expect(try b.write([1]) == .processed(1))
+            #expect(await received.wait() != nil)
+            #expect(calls.values == ["new"])
+        }
+    }
+
+    @Test("a descriptor deregistered and kept open leaves epoll before the next wait")
+    func deregisteredLeavesEpoll() async throws {
+        try await withLoop { loop in
+            let (a, b) = try makeSocketPair()
+            // Readable from the start, and level-triggered: had it stayed in epoll without a
+            // handler, the loop would spin; registering it again later would fail with EEXIST.
+            #expect(try b.write([1]) == .processed(1))
+            let readable = Latch<Void>()
+            try await loop.sync {
+                let handler = ClosureHandler()
+                handler.onReadable = {
+                    loop.deregister(fd: a.fd)
+                    readable.fulfill(())
+                }
+                try loop.register(fd: a.fd, interest: .read, handler: handler)
+            }
+            #expect(await readable.wait() != nil)
+            // A later turn: the entry is gone, so this is a fresh ADD.
+            let again = Latch<Void>()
+            try await loop.sync {
+                let handler = ClosureHandler()
+                handler.onReadable = {
+                    loop.deregister(fd: a.fd)
+                    again.fulfill(())
+                }
+                try loop.register(fd: a.fd, interest: .read, handler: handler)
+            }
+            #expect(await again.wait() != nil)
+            #expect(try await loop.sync { loop.registeredCount } == 0)
+        }
+    }
+
+    @Test("a descriptor closed right after deregistering, its number reused, registers anew")
+    func closedAndReused() async throws {
+        try await withLoop { loop in
+            let (a, b) = try makeSocketPair()
+            let fd = a.fd
+            let (c, d) = try await loop.sync { () throws -> (Socket, Socket) in
+                try loop.register(fd: a.fd, interest: .read, handler: ClosureHandler())
+                loop.deregister(fd: a.fd, closing: true)
+                a.close()
+                b.close()
+                return try makeSocketPair()
+            }
+            #expect(c.fd == fd || d.fd == fd, "the lowest free number comes back")
+            let reused = c.fd == fd ? c : d
+            let peer = c.fd == fd ? d : c
+            let readable = Latch<Void>()
+            try await loop.sync {
+                let handler = ClosureHandler()
+                handler.onReadable = {
+                    loop.deregister(fd: reused.fd)
+                    readable.fulfill(())
+                }
+                try loop.register(fd: reused.fd, interest: .read, handler: handler)
+            }
+            #expect(try peer.write([1]) == .processed(1))
+            #expect(await readable.wait() != nil)
+        }
+    }
 }

@@ -1,0 +1,110 @@
+// Where a data task's body goes besides its delegate: a download it turns into
+// (ResponseDisposition.becomeDownload) or a stream its caller reads (DataTask.bytes()).
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+@testable import FerrySession
+
+@Suite("Data task outputs")
+struct DataTaskOutputTests {
+    @Test func aDataTaskBecomesADownloadOnTheSameExchange() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let delegate = RecordingDelegate(queue: session.delegateQueue, disposition: .becomeDownload)
+            let request = NetworkRequest(url: server.url("/bytes/300000"))
+            let task = session.dataTask(with: request)
+            task.delegate = delegate
+            task.taskDescription = "kept"
+            task.resume()
+            #expect(await waitUntil { delegate.completion != nil })
+            #expect(delegate.completion == .some(nil))
+            #expect(delegate.names.filter { $0 != "wrote" } == ["head", "response", "became", "metrics", "downloaded", "complete"],
+                    "no data and no completion for the data task; the download's events follow its announcement")
+            let download = try #require(delegate.lastTask as? DownloadTask, "the download task completed")
+            for case .became(let dataID, let downloadID) in delegate.events {
+                #expect(dataID == task.taskIdentifier)
+                #expect(downloadID == download.taskIdentifier)
+                #expect(downloadID != dataID)
+            }
+            for case .downloaded(let location, let data) in delegate.events {
+                #expect(data.map(Array.init) == TestBytes.pattern(count: 300_000))
+                #expect(await waitUntil { !FileManager.default.fileExists(atPath: location.path) }, "the temporary file is removed")
+            }
+            #expect(task.state == .completed)
+            #expect(task.error == nil)
+            #expect(task.countOfBytesReceived == 0, "the data task read no body byte")
+            #expect(download.state == .completed)
+            #expect(download.originalRequest.url == request.url)
+            #expect(download.response?.statusCode == 200)
+            #expect(download.taskDescription == "kept")
+            #expect(download.countOfBytesReceived == 300_000)
+            #expect(download.progress.fractionCompleted == 1)
+            #expect(delegate.metrics?.transactionMetrics.count == 1)
+            #expect(server.requestCount == 1, "the body came on the data task's exchange, not a new request")
+            #expect(await waitUntil { session.allTasks.isEmpty })
+        }
+    }
+
+    @Test func aDataTaskStreamsItsBodyAndKeepsItsMetrics() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/\(3 << 20)")))
+            let (body, response) = try await task.bytes()
+            #expect(response.statusCode == 200)
+            #expect(body.task === task)
+            #expect(task.metrics == nil, "3 MiB cannot have arrived: the body waits for its reader")
+            let data = try await body.collect()
+            #expect(Array(data) == TestBytes.pattern(count: 3 << 20))
+            let metrics = try #require(task.metrics, "the body ended after the task completed")
+            #expect(metrics.transactionMetrics.count == 1)
+            #expect(metrics.transactionMetrics.first?.responseBodyBytesReceived == 3 << 20)
+            #expect(task.state == .completed)
+        }
+    }
+
+    @Test func onlyANewTaskWithoutHandlerCanStream() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let request = NetworkRequest(url: server.url("/bytes/10"))
+            let resumed = session.dataTask(with: request)
+            resumed.resume()
+            await #expect(throws: NetworkError.self) { try await resumed.bytes() }
+            let result = SessionTaskTests.HandlerResult<Data>(queue: session.delegateQueue)
+            let handled = session.dataTask(with: request, completionHandler: result.handler)
+            do throws(NetworkError) {
+                _ = try await handled.bytes()
+                Issue.record("a task with a completion handler streamed")
+            } catch {
+                #expect(error.code == .invalidRequest)
+            }
+            #expect(handled.state == .suspended, "the refused call left the task as it was")
+        }
+    }
+
+    @Test func aDownloadMadeFromADataTaskCancels() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let delegate = RecordingDelegate(queue: session.delegateQueue, disposition: .becomeDownload)
+            // A body that trickles for seconds: the download is cancelled while it runs.
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/drip?numbytes=2000&duration=10")))
+            task.delegate = delegate
+            task.resume()
+            #expect(await waitUntil { session.allTasks.first is DownloadTask })
+            let download = try #require(session.allTasks.first as? DownloadTask)
+            download.cancel()
+            #expect(await waitUntil { delegate.completion != nil })
+            #expect(delegate.completion??.code == .cancelled)
+            #expect(delegate.lastTask === download)
+            #expect(!delegate.names.contains("downloaded"))
+            #expect(task.state == .completed)
+            #expect(task.error == nil, "the data task ended when it became the download")
+        }
+    }
+}

@@ -1,5 +1,5 @@
-import Synchronization
 import FerryEngine
+import Synchronization
 
 // ResponseDisposition.becomeDownload, as URLSession's `didBecomeDownloadTask`: a data task whose
 // exchange is paused at the response head hands that exchange to a new download task. The

@@ -1,6 +1,6 @@
-import Synchronization
 import Dispatch
 import FerryEngine
+import Synchronization
 
 // Delegate calls leave the loop in batches: what one pass of the exchange's loop learned (a
 // read that brought the response head, the body and the end) reaches the delegate queue in

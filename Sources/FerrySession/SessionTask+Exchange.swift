@@ -1,10 +1,10 @@
-import Synchronization
 import Dispatch
 import FerryEngine
 import FerryIO
 import FerryWire
 import FoundationEssentials
 import HTTPTypes
+import Synchronization
 
 // The task as the engine's delegate for its exchanges. Callbacks arrive on the exchange's loop
 // thread, in order; the caller's code never runs there: delegate methods go to the session's
@@ -69,11 +69,9 @@ extension SessionTask: ExchangeDelegate {
             // Woken once the connection has handled all this read brought: a small body and
             // its end usually came with the head, and the caller then finds them waiting
             // instead of being woken once more for them. (No handle yet, in a rare race with
-            // the thread that started the exchange: woken now.)
+            // the thread that started the exchange, or no loop any more: woken now.)
             let result = TaskResult(response: response)
-            if let handle {
-                handle.onLoop { waiter.resume(returning: .success(result)) }
-            } else {
+            if handle?.onLoop({ waiter.resume(returning: .success(result)) }) != true {
                 waiter.resume(returning: .success(result))
             }
         }

@@ -43,6 +43,18 @@ extension NetworkError {
             self.init(.dataLengthExceedsMaximum, reason: "Body larger than \(limit) bytes", failingURL: url)
         case .sessionInvalidated:
             self.init(.sessionInvalidated, reason: "The session was invalidated before the task started", failingURL: url)
+        case .redirect(let failure):
+            switch failure {
+            case .tooMany(let limit):
+                self.init(.httpTooManyRedirects, reason: "More than \(limit) redirects", failingURL: url)
+            case .unsupportedScheme(let location):
+                self.init(.unsupportedURL, reason: "Redirect to an unsupported URL: \(location.prefix(200))", failingURL: url)
+            case .badLocation(let location):
+                self.init(.badServerResponse, reason: "Redirect to an invalid Location: \(location.prefix(200))", failingURL: url)
+            case .insecure(let location):
+                self.init(.appTransportSecurityRequiresSecureConnection,
+                          reason: "Redirect from https to plain http refused: \(location.prefix(200))", failingURL: url)
+            }
         case .taskCannotStream:
             self.init(.invalidRequest, reason: "Only a data task that was never resumed and has no completion handler can stream its body",
                       failingURL: url)
@@ -166,6 +178,8 @@ enum SessionFailure: Error {
     /// A task was asked to stream its body after it had started, or it has a completion
     /// handler that collects the body.
     case taskCannotStream
+    /// A redirect could not be followed.
+    case redirect(RedirectFailure)
     /// The session's engine could not be created.
     case engineUnavailable(SystemError)
     /// OpenSSL refused the session's TLS configuration.

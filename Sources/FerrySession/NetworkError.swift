@@ -40,6 +40,9 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         public static let badServerResponse = Code(rawValue: -1011)
         /// The server closed the connection without sending a byte (-1014 in URLSession terms).
         public static let zeroByteResource = Code(rawValue: -1014)
+        /// A secure connection was required and the request would have used plain http
+        /// (-1022): an https → http redirect the configuration refuses.
+        public static let appTransportSecurityRequiresSecureConnection = Code(rawValue: -1022)
         /// The body could not be decoded (-1016).
         public static let cannotDecodeContentData = Code(rawValue: -1016)
         /// The response is not valid HTTP (-1017).
@@ -92,6 +95,7 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
             -1003: "cannotFindHost", -1004: "cannotConnectToHost", -1005: "networkConnectionLost",
             -1006: "dnsLookupFailed", -1007: "httpTooManyRedirects", -1011: "badServerResponse",
             -1014: "zeroByteResource", -1016: "cannotDecodeContentData", -1017: "cannotParseResponse",
+            -1022: "appTransportSecurityRequiresSecureConnection",
             -1103: "dataLengthExceedsMaximum", -1200: "secureConnectionFailed",
             -1201: "serverCertificateHasBadDate", -1202: "serverCertificateUntrusted",
             -1203: "serverCertificateHasUnknownRoot", -1204: "serverCertificateNotYetValid",

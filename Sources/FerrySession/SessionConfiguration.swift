@@ -86,6 +86,15 @@ public struct SessionConfiguration: Sendable {
     /// `--expect100-timeout`); 1 second by default.
     public var expectContinueTimeout: Duration = .seconds(1)
 
+    /// How many redirects (301, 302, 303, 307, 308 with a Location) a task follows before it
+    /// fails with ``NetworkError/Code/httpTooManyRedirects``; 16 by default. 0 follows none:
+    /// the 3xx response is delivered as any other.
+    public var httpMaximumRedirects = 16
+    /// Whether a redirect from https to plain http is followed (it is by default, as URLSession
+    /// and curl; the task's metrics show the hop). False fails such a task with
+    /// ``NetworkError/Code/appTransportSecurityRequiresSecureConnection`` instead.
+    public var allowsInsecureRedirects = true
+
     /// Whether the session may keep state beyond its own life (URLSession's ephemeral
     /// configuration says no). Ferry writes nothing to disk today: connections, TLS sessions
     /// and their verdicts live in the session's memory and die with it. The credential and

@@ -39,9 +39,24 @@ extension SessionTask: ExchangeDelegate {
     }
 
     package func exchangeDidReceiveHead(_ head: ResponseHead) -> BodyDemand {
+        // The original request unless a redirect replaced it (no lock in the common case).
+        let request = engineSide.redirectsFollowed == 0 ? originalRequest : currentRequest
         let response = NetworkResponse(
-            url: originalRequest.url, status: head.status, headerFields: head.headerFields,
+            url: request.url, status: head.status, headerFields: head.headerFields,
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)")
+        if RedirectPolicy.isRedirect(head.status.code),
+           let demand = handleRedirect(head, response: response, request: request) {
+            return demand
+        }
+        switch deliverHead(response) {
+        case .more: return .more
+        case .pause: return .pause
+        }
+    }
+
+    /// The response head is the task's: tell the delegate, let a data delegate decide, wake a
+    /// call that waits for the head. Returns whether the body may be read now.
+    func deliverHead(_ response: NetworkResponse) -> TaskStateMachine.Demand {
         let decider = engineSide.responseDecider(for: self)
         typealias Waiter = CheckedContinuation<Result<TaskResult, NetworkError>, Never>
         let (waiter, handle, demand) = core.withLock { core -> (Waiter?, ExchangeHandle?, TaskStateMachine.Demand) in
@@ -75,23 +90,25 @@ extension SessionTask: ExchangeDelegate {
                 waiter.resume(returning: .success(result))
             }
         }
-        switch demand {
-        case .more: return .more
-        case .pause: return .pause
-        }
+        return demand
     }
 
     // A data task that became a download hands the rest of its exchange to the download task.
 
     package func exchangeDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDemand {
         if let successor = engineSide.successor { return successor.exchangeDidReceiveBody(bytes) }
+        // A redirect's body is dropped.
+        if engineSide.redirect != nil { return .more }
         return demand(after: engineSide.deliver(bytes, of: self), count: bytes.count)
     }
 
-    package var prefersOwnedBodyChunks: Bool { engineSide.successor?.prefersOwnedBodyChunks ?? engineSide.prefersOwnedBodyChunks }
+    package var prefersOwnedBodyChunks: Bool {
+        engineSide.successor?.prefersOwnedBodyChunks ?? (engineSide.redirect == nil && engineSide.prefersOwnedBodyChunks)
+    }
 
     package func exchangeDidReceiveBody(owned chunk: consuming [UInt8]) -> BodyDemand {
         if let successor = engineSide.successor { return successor.exchangeDidReceiveBody(owned: chunk) }
+        if engineSide.redirect != nil { return .more }
         let count = chunk.count
         return demand(after: engineSide.deliver(owned: chunk, of: self), count: count)
     }
@@ -103,6 +120,7 @@ extension SessionTask: ExchangeDelegate {
 
     package func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics) {
         if let successor = engineSide.successor { return successor.exchangeDidFinish(trailers: trailers, metrics: metrics) }
+        if let step = engineSide.redirect { return redirectExchangeEnded(step, metrics: metrics) }
         let taskMetrics = recordMetrics(metrics)
         guard let response = core.withLock({ $0.response }) else {
             return exchangeDidFail(EngineError(.internalInconsistency("finished without a response head")), metrics: metrics)
@@ -112,6 +130,7 @@ extension SessionTask: ExchangeDelegate {
 
     package func exchangeDidFail(_ error: EngineError, metrics: ExchangeMetrics) {
         if let successor = engineSide.successor { return successor.exchangeDidFail(error, metrics: metrics) }
+        engineSide.redirect = nil
         let taskMetrics = recordMetrics(metrics)
         engineSide.discardPartialOutput()
         let response = core.withLock { $0.response }
@@ -189,11 +208,18 @@ extension SessionTask: ExchangeDelegate {
         run(core.withLock { $0.machine.outputDrained() })
     }
 
-    /// Adds an exchange's metrics to the task's and returns the task's so far.
-    private func recordMetrics(_ metrics: ExchangeMetrics) -> TaskMetrics {
-        engineSide.transactions.append(TransactionMetrics(metrics, fetchStart: engineSide.fetchStart))
-        let duration = (metrics.end ?? .now()) - metrics.start
-        return TaskMetrics(transactionMetrics: engineSide.transactions, redirectCount: 0, taskDuration: duration)
+    /// Adds an exchange's metrics to the task's (one transaction per exchange, redirects
+    /// included) and returns the task's so far, timed from its first exchange.
+    func recordMetrics(_ metrics: ExchangeMetrics) -> TaskMetrics {
+        let first = engineSide.firstExchangeStart ?? metrics.start
+        if engineSide.firstExchangeStart == nil { engineSide.firstExchangeStart = first }
+        let offset = metrics.start - first
+        let fetchStart = offset == .zero ? engineSide.fetchStart
+            : engineSide.fetchStart.addingTimeInterval(Double(offset.components.seconds) + Double(offset.components.attoseconds) / 1e18)
+        engineSide.transactions.append(TransactionMetrics(metrics, fetchStart: fetchStart))
+        let duration = (metrics.end ?? .now()) - first
+        return TaskMetrics(transactionMetrics: engineSide.transactions, redirectCount: engineSide.redirectsFollowed,
+                           taskDuration: duration)
     }
 }
 

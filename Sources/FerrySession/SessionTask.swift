@@ -182,11 +182,21 @@ public class SessionTask: @unchecked Sendable {
             let sessionWide = try session.register(self)
             if own == nil, let sessionWide { engineSide.start(delegate: sessionWide, for: self) }
             try engineSide.prepareSink(for: originalRequest)
-            let (exchange, engine) = try session.prepare(originalRequest, priority: priority)
+        } catch {
+            return exchangeEnded(.failure(error), metrics: nil)
+        }
+        startExchange(originalRequest, priority: priority)
+    }
+
+    /// Runs `request` as the task's next exchange: the first, or one after a redirect.
+    func startExchange(_ request: NetworkRequest, priority: Float? = nil) {
+        let priority = priority ?? core.withLock { $0.priority }
+        do throws(NetworkError) {
+            let (exchange, engine) = try session.prepare(request, priority: priority)
             // Cancelled meanwhile: the exchange must not start (a fast one could finish, and
             // send what the caller no longer wants, before the cancellation reached it).
             if core.withLock({ $0.machine.publicState == .canceling }) {
-                return exchangeEnded(.failure(NetworkError(SessionFailure.cancelled, url: originalRequest.url)), metrics: nil)
+                return exchangeEnded(.failure(NetworkError(SessionFailure.cancelled, url: request.url)), metrics: nil)
             }
             let handle = engine.execute(exchange, delegate: self)
             let cancelNow = core.withLock { core -> Bool in

@@ -35,6 +35,19 @@ public protocol SessionTaskDelegate: AnyObject, Sendable {
     /// The response head arrived.
     func session(_ session: Session, task: SessionTask, didReceive response: NetworkResponse)
 
+    /// A redirect (301, 302, 303, 307 or 308) is about to be followed with `request` (already
+    /// adjusted: method, body and, across origins, credentials). Answer `request`, a changed
+    /// request, or nil to take the 3xx response (and its body) as the task's. No body byte is
+    /// read until `completionHandler` is called (from any thread). The default calls the async
+    /// form. Only the task's own delegate or the session's task delegate is asked; a task
+    /// without either follows.
+    func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
+                 newRequest request: NetworkRequest, completionHandler: @escaping @Sendable (NetworkRequest?) -> Void)
+
+    /// A redirect is about to be followed (async form). The default follows it: `request`.
+    func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
+                 newRequest request: NetworkRequest) async -> NetworkRequest?
+
     /// The task's metrics, once it completed (before ``session(_:task:didCompleteWithError:)``).
     func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics)
 
@@ -49,6 +62,18 @@ extension SessionTaskDelegate {
     public func session(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?) {}
     /// Does nothing.
     public func session(_ session: Session, task: SessionTask, didReceive response: NetworkResponse) {}
+
+    /// Asks the async form.
+    public func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
+                        newRequest request: NetworkRequest, completionHandler: @escaping @Sendable (NetworkRequest?) -> Void) {
+        Task { completionHandler(await self.session(session, task: task, willPerformHTTPRedirection: response, newRequest: request)) }
+    }
+
+    /// Follows the redirect.
+    public func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
+                        newRequest request: NetworkRequest) async -> NetworkRequest? {
+        request
+    }
     /// Does nothing.
     public func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {}
     /// Does nothing.

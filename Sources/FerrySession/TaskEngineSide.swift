@@ -41,6 +41,13 @@ struct TaskEngineSide {
     /// The download task a data task's exchange was handed to (``ResponseDisposition/becomeDownload``):
     /// every later callback of the exchange goes to it.
     var successor: DownloadTask?
+    /// What the running exchange's response leads to, when it is a redirect the task deals
+    /// with itself (its body is read and dropped meanwhile).
+    var redirect: RedirectStep?
+    /// Redirects followed so far.
+    var redirectsFollowed = 0
+    /// When the first exchange started: the task's time zero for metrics across redirects.
+    var firstExchangeStart: Deadline?
 
     init(sink: Sink) {
         self.sink = sink

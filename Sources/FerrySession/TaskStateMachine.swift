@@ -147,6 +147,21 @@ struct TaskStateMachine: Sendable {
         }
     }
 
+    /// The exchange ended with a redirect to follow: the next exchange starts (a task
+    /// cancelled meanwhile completes as cancelled instead). Suspension carries over.
+    mutating func redirect() -> Action {
+        switch state {
+        case .running(let running):
+            state = .running(Running(exchanges: running.exchanges + 1, suspendCount: running.suspendCount))
+            return .startExchange
+        case .canceling:
+            state = .completed
+            return .completeCancelled
+        case .created, .completed:
+            return .none
+        }
+    }
+
     /// The data delegate turned the response into a download: this task ends here (its
     /// exchange goes on for the download task that takes it over). Returns false when the
     /// task is no longer waiting for that decision (cancelled, or its exchange ended).

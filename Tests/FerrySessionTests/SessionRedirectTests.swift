@@ -1,0 +1,161 @@
+// Redirects through the task layer against the in-process httpbin server: followed hops with
+// their metrics, the limit, method and body rules, credentials across origins, and the
+// delegate's say.
+import Dispatch
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+import TestSupport
+
+@testable import FerrySession
+
+@Suite("Session redirects")
+struct SessionRedirectTests {
+    static func echo(_ data: Data) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    @Test func redirectsAreFollowedOnOneConnectionWithAMetricPerHop() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let delegate = RecordingDelegate(queue: session.delegateQueue)
+            let (data, response) = try await session.data(for: NetworkRequest(url: server.url("/redirect/3")), delegate: delegate)
+            #expect(response.statusCode == 200)
+            #expect(response.url.path == "/get", "the response names where it came from")
+            #expect(Self.echo(data)["method"] as? String == "GET")
+            let metrics = try #require(delegate.metrics)
+            #expect(metrics.transactionMetrics.count == 4)
+            #expect(metrics.redirectCount == 3)
+            let reused = metrics.transactionMetrics.dropFirst().filter { $0.isReusedConnection }.count
+            #expect(reused == 3, "the 3xx bodies were read, not the connections dropped")
+            #expect(server.requestCount == 4)
+            #expect(server.connectionCount == 1)
+            #expect(delegate.names.filter { $0 == "response" }.count == 1, "only the final response is the task's")
+            #expect(delegate.names.filter { $0 == "head" }.count == 4, "every request head is reported")
+        }
+    }
+
+    @Test func aTaskKnowsItsCurrentRequest() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let result = SessionTaskTests.HandlerResult<Data>(queue: session.delegateQueue)
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/redirect/2")), completionHandler: result.handler)
+            task.resume()
+            let (_, response, error, _) = try await result.wait()
+            #expect(error == nil)
+            #expect(response?.statusCode == 200)
+            #expect(task.originalRequest.url.path == "/redirect/2")
+            #expect(task.currentRequest.url.path == "/get")
+            #expect(task.metrics?.redirectCount == 2)
+        }
+    }
+
+    @Test func oneRedirectTooManyFails() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration { $0.httpMaximumRedirects = 3 })
+            defer { session.invalidateAndCancel() }
+            let delegate = RecordingDelegate(queue: session.delegateQueue)
+            let error = await networkError { try await session.data(for: NetworkRequest(url: server.url("/redirect/4")), delegate: delegate) }
+            #expect(error?.code == .httpTooManyRedirects)
+            #expect(error?.reason.contains("3") == true, "\(String(describing: error))")
+            #expect(delegate.metrics?.transactionMetrics.count == 4, "three followed, the fourth refused")
+            #expect(server.requestCount == 4)
+        }
+    }
+
+    @Test func aLimitOfZeroDeliversTheRedirect() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration { $0.httpMaximumRedirects = 0 })
+            defer { session.invalidateAndCancel() }
+            let (_, response) = try await session.data(for: NetworkRequest(url: server.url("/redirect/1")))
+            #expect(response.statusCode == 302)
+            #expect(response.value(forHTTPHeaderField: "Location") == "/get")
+        }
+    }
+
+    @Test("POST becomes GET on 302 and 303; 307 and 308 send it again with its body", arguments: [
+        (302, "GET", ""), (303, "GET", ""), (307, "POST", "payload"), (308, "POST", "payload"),
+    ])
+    func methodAndBody(status: Int, method: String, body: String) async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            var request = NetworkRequest(url: server.url("/redirect-to?url=/anything&status_code=\(status)"))
+            request.method = .post
+            request.body = .bytes(Array("payload".utf8))
+            let (data, response) = try await session.data(for: request)
+            #expect(response.statusCode == 200)
+            let echo = Self.echo(data)
+            #expect(echo["method"] as? String == method)
+            #expect(echo["data"] as? String == body)
+        }
+    }
+
+    @Test func credentialsAreNotSentToAnotherOrigin() async throws {
+        try await HTTPBinServer.withServer { other in
+            try await HTTPBinServer.withServer { server in
+                let session = Session(configuration: SessionTest.configuration())
+                defer { session.invalidateAndCancel() }
+                let target = other.url("/headers").absoluteString
+                var request = NetworkRequest(url: server.url("/redirect-to?url=\(target)"))
+                try request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+                try request.setValue("kept", forHTTPHeaderField: "X-Other")
+                let (data, _) = try await session.data(for: request)
+                let headers = Self.echo(data)["headers"] as? [String: String] ?? [:]
+                #expect(headers["Authorization"] == nil)
+                #expect(headers["X-Other"] == "kept")
+                #expect(server.lastRequest?.headers.first { $0.name.lowercased() == "authorization" }?.value == "Bearer secret", "the first origin got it")
+            }
+        }
+    }
+
+    @Test func theDelegateCanTakeTheRedirectAsTheAnswer() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let delegate = RedirectDeciding { _ in nil }
+            let (_, response) = try await session.data(for: NetworkRequest(url: server.url("/redirect/2")), delegate: delegate)
+            #expect(response.statusCode == 302)
+            #expect(delegate.asked == 1)
+            #expect(server.requestCount == 1)
+        }
+    }
+
+    @Test func theDelegateCanChangeTheNextRequest() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let changed = server.url("/anything/changed")
+            let delegate = RedirectDeciding { proposed in
+                var request = proposed
+                request.url = changed
+                return request
+            }
+            let (data, response) = try await session.data(for: NetworkRequest(url: server.url("/redirect/1")), delegate: delegate)
+            #expect(response.statusCode == 200)
+            #expect((Self.echo(data)["url"] as? String)?.hasSuffix("/anything/changed") == true)
+            #expect(delegate.asked == 1)
+        }
+    }
+}
+
+/// Answers every redirect with `decide`, counting the questions.
+final class RedirectDeciding: SessionTaskDelegate {
+    private let decide: @Sendable (NetworkRequest) -> NetworkRequest?
+    private let count = Mutex(0)
+
+    init(_ decide: @escaping @Sendable (NetworkRequest) -> NetworkRequest?) { self.decide = decide }
+
+    var asked: Int { count.withLock { $0 } }
+
+    func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
+                 newRequest request: NetworkRequest, completionHandler: @escaping @Sendable (NetworkRequest?) -> Void) {
+        count.withLock { $0 += 1 }
+        let answer = decide(request)
+        // Later, from another thread, as a real decision may come.
+        DispatchQueue.global().async { completionHandler(answer) }
+    }
+}

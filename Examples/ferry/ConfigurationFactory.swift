@@ -20,6 +20,8 @@ enum ConfigurationFactory {
         let connect = options.connectTimeout.flatMap { $0 > 0 ? Duration.seconds($0) : nil } ?? defaultConnectTimeout
         configuration.timeoutIntervalForConnect = min(connect, total)
         configuration.maximumResponseBodySize = options.maxFilesize
+        // As curl, a redirect is a response like any other unless -L asks to follow it.
+        configuration.httpMaximumRedirects = options.followRedirects ? options.maxRedirects : 0
         // curl does not cap connections per host: with -Z, --parallel-max is the only bound.
         if options.parallel {
             configuration.httpMaximumConnectionsPerHost = max(configuration.httpMaximumConnectionsPerHost, options.parallelMax)

@@ -27,6 +27,8 @@ enum HelpText {
          --pin-pubkey <file>    Ferry: public-key pinning of a certificate's key, repeatable
          --allow-invalid-certs  Ferry: AFSecurityPolicy.allowInvalidCertificates
          --no-validate-domain   Ferry: AFSecurityPolicy.validatesDomainName = false
+     -L, --location             Follow redirects
+         --max-redirs <num>     Maximum number of redirects allowed (default 50, -1 no limit)
      -f, --fail                 Fail fast with no output on HTTP errors
      -s, --silent               Silent mode
      -S, --show-error           Show error even when -s is used

@@ -48,6 +48,12 @@ struct OptionSpec: Sendable {
             options.connectTimeout = try seconds(text, option: "--connect-timeout")
         },
         flag("compressed", nil) { options, on in options.compressed = on },
+        flag("location", "L") { options, on in options.followRedirects = on },
+        value("max-redirs", nil) { options, text throws(UsageError) in
+            // curl: -1 is no limit.
+            guard let count = Int(text), count >= -1 else { throw numberError("--max-redirs") }
+            options.maxRedirects = count == -1 ? Int.max : count
+        },
         flag("fail", "f") { options, on in options.fail = on },
         flag("silent", "s") { options, on in options.silent = on },
         flag("show-error", "S") { options, on in options.showError = on },

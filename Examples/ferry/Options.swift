@@ -46,6 +46,9 @@ struct Options: Sendable, Equatable {
     var maxTime: Double?
     var connectTimeout: Double?
     var compressed = false
+    /// `-L`: follow redirects, at most ``maxRedirects`` (curl's default is 50).
+    var followRedirects = false
+    var maxRedirects = 50
     var fail = false
     var silent = false
     var showError = false

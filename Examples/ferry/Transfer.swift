@@ -86,7 +86,8 @@ struct Transfer: Sendable {
         } catch {
             failure = error
             if let response = error.response { report.record(response) }
-            report.errorMessage = Self.message(for: error, elapsed: ContinuousClock.now - started, received: bodyBytes)
+            report.errorMessage = Self.message(for: error, elapsed: ContinuousClock.now - started, received: bodyBytes,
+                                               maxRedirects: options.maxRedirects)
             // A refused chain's verification result (curl's ssl_verify_result for a failure).
             if let code = (error.underlyingError as? ServerTrustError)?.trustFailure?.verifyCode {
                 report.sslVerifyResult = Int(code)
@@ -113,12 +114,14 @@ struct Transfer: Sendable {
 
     /// The `ferry: (N)` sentence for `error`: the library's own sentence (it names host, port
     /// and errno text), except where curl's fixed wording is what scripts and users know.
-    static func message(for error: NetworkError, elapsed: Duration, received: Int64) -> String {
+    static func message(for error: NetworkError, elapsed: Duration, received: Int64, maxRedirects: Int = 50) -> String {
         switch error.code {
         case .timedOut where !error.reason.hasPrefix("Connection to"):
             // The library names its internal phase ("while awaitingResponse"); curl says how long.
             let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
             return "Operation timed out after \(milliseconds) milliseconds with \(received) bytes received"
+        case .httpTooManyRedirects:
+            return "Maximum (\(maxRedirects)) redirects followed"
         case .dataLengthExceedsMaximum:
             // Same words whether the size was announced (checked here) or found while reading.
             return "Maximum file size exceeded"

@@ -19,4 +19,12 @@ final class TransferObserver: SessionTaskDelegate {
     func session(_ session: Session, task: SessionTask, didReceive response: NetworkResponse) {
         console.writeError(HeadFormatter.verboseResponse(response))
     }
+
+    /// A redirect's head is printed too (with `-L`, as curl prints every hop); the redirect
+    /// is followed.
+    func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
+                 newRequest request: NetworkRequest, completionHandler: @escaping @Sendable (NetworkRequest?) -> Void) {
+        console.writeError(HeadFormatter.verboseResponse(response))
+        completionHandler(request)
+    }
 }

@@ -165,6 +165,13 @@ struct RequestBuilderTests {
         #expect(plainConfiguration.timeoutIntervalForResource == ConfigurationFactory.unlimited)
         #expect(plainConfiguration.tlsConfiguration.resumesSessions, "TLS sessions are resumed unless --no-sessionid")
         #expect(plainConfiguration.eventLoopCount == 1, "one I/O thread, as curl's one thread")
+        #expect(plainConfiguration.httpMaximumRedirects == 0, "a redirect is an answer unless -L")
+        for (arguments, limit) in [(["-L", "a"], 50), (["-L", "--max-redirs", "3", "a"], 3), (["-L", "--max-redirs", "-1", "a"], Int.max)] {
+            let options = try ArgumentParser().parse(arguments)
+            let configuration = ConfigurationFactory.configuration(
+                for: options, builder: try RequestBuilder(options: options, postData: PostData(pieces: [])), tls: TLSSetup(options.tls))
+            #expect(configuration.httpMaximumRedirects == limit, "\(arguments)")
+        }
 
         let fresh = try ArgumentParser().parse(["--no-sessionid", "a"])
         let freshConfiguration = ConfigurationFactory.configuration(

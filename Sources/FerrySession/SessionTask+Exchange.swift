@@ -39,13 +39,14 @@ extension SessionTask: ExchangeDelegate {
     }
 
     package func exchangeDidReceiveHead(_ head: ResponseHead) -> BodyDemand {
-        // The original request unless a redirect replaced it (no lock in the common case).
-        let request = engineSide.redirectsFollowed == 0 ? originalRequest : currentRequest
+        // The original URL unless a redirect replaced the request (no lock, no copy of the
+        // request in the common case).
+        let url = engineSide.redirectsFollowed == 0 ? originalRequest.url : currentRequest.url
         let response = NetworkResponse(
-            url: request.url, status: head.status, headerFields: head.headerFields,
+            url: url, status: head.status, headerFields: head.headerFields,
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)")
         if RedirectPolicy.isRedirect(head.status.code),
-           let demand = handleRedirect(head, response: response, request: request) {
+           let demand = handleRedirect(head, response: response, request: currentRequest) {
             return demand
         }
         switch deliverHead(response) {

@@ -19,8 +19,7 @@ struct Runner: Sendable {
         // The transfers run on the session's one event loop, as curl's on its one thread: each
         // answer resumes them there and each request starts from there, with no thread woken
         // in between. Nothing below blocks but short writes to the outputs, as curl's do.
-        let executor = options.jobs.first.flatMap { RequestBuilder.url(from: $0.url) }.flatMap(session.taskExecutor(for:))
-        let code = await withTaskExecutorPreference(executor) {
+        let code = await withTaskExecutorPreference(Transfer.executor(of: session, for: options.jobs)) {
             options.parallel ? await runParallel(session) : await runSequential(session)
         }
         // The last -w lines (written soon, not at once: see Console.writeOutSoon).

@@ -17,9 +17,15 @@ struct Transfer: Sendable {
     let tlsFailure: TLSSetup.Failure?
 
     /// A session whose delegate callbacks run on a queue of ferry's own, so ``run()`` can wait
-    /// for the queue to catch up (metrics, verbose lines) before it reports.
+    /// for the queue to catch up (the `-v` lines) before it reports.
     static func makeSession(configuration: SessionConfiguration) -> Session {
         Session(configuration: configuration, delegateQueue: DispatchQueue(label: "ferry.delegate"))
+    }
+
+    /// The executor of the session's loop, for the transfers to run on (see ``Runner``); nil
+    /// when the first URL cannot be requested (its transfer reports why).
+    static func executor(of session: Session, for jobs: Options.Jobs) -> (any TaskExecutor)? {
+        jobs.first.flatMap { RequestBuilder.url(from: $0.url) }.flatMap(session.taskExecutor(for:))
     }
 
     /// Cancels anything still running and releases the session's connections.

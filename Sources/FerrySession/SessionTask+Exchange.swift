@@ -216,7 +216,7 @@ extension SessionTask: ExchangeDelegate {
         if engineSide.firstExchangeStart == nil { engineSide.firstExchangeStart = first }
         let offset = metrics.start - first
         let fetchStart = offset == .zero ? engineSide.fetchStart
-            : engineSide.fetchStart.addingTimeInterval(Double(offset.components.seconds) + Double(offset.components.attoseconds) / 1e18)
+            : engineSide.fetchStart.addingTimeInterval(offset / .seconds(1))
         engineSide.transactions.append(TransactionMetrics(metrics, fetchStart: fetchStart))
         let duration = (metrics.end ?? .now()) - first
         return TaskMetrics(transactionMetrics: engineSide.transactions, redirectCount: engineSide.redirectsFollowed,

@@ -33,6 +33,7 @@ package enum RequestEncoder {
             throw RequestEncodingError(.invalidRequestTarget, detail: head.target)
         }
         var hostOverride: Int? = nil
+        var cookieFields = 0
         var fieldBytes = 0
         for index in head.headerFields.indices {
             let field = head.headerFields[index]
@@ -47,7 +48,9 @@ package enum RequestEncoder {
             guard valueLength >= 0 else {
                 throw RequestEncodingError(.invalidFieldValue, detail: field.name.rawName)
             }
-            if hostOverride == nil && field.name.canonicalName == "host" { hostOverride = index }
+            let name = field.name.canonicalName
+            if hostOverride == nil && name == "host" { hostOverride = index }
+            if name == "cookie" { cookieFields += 1 }
             fieldBytes += field.name.rawName.utf8.count + valueLength + 4
         }
         if hostOverride == nil {
@@ -72,7 +75,15 @@ package enum RequestEncoder {
             buffer.append(contentsOf: head.host.utf8)
         }
         buffer.append(contentsOf: HTTPSyntax.crlf)
+        var cookiesWritten = false
         for field in head.headerFields where !RequestHead.isWrittenByEncoder(field.name.canonicalName) {
+            // RFC 6265bis §5.8.3: one Cookie field. swift-http-types keeps cookie pairs as
+            // fields of their own (HTTP/2's crumbs, RFC 9113 §8.2.3); HTTP/1.1 joins them.
+            if cookieFields > 1 && field.name.canonicalName == "cookie" {
+                if !cookiesWritten { appendJoinedCookies(of: head.headerFields, to: &buffer) }
+                cookiesWritten = true
+                continue
+            }
             buffer.append(contentsOf: field.name.rawName.utf8)
             buffer.append(HTTPSyntax.colon)
             buffer.append(HTTPSyntax.space)
@@ -88,6 +99,23 @@ package enum RequestEncoder {
             buffer.append(contentsOf: HTTPSyntax.crlf)
         case .chunked?:
             buffer.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
+        }
+        buffer.append(contentsOf: HTTPSyntax.crlf)
+    }
+
+    /// Writes every Cookie field of `fields` as one, the values joined by `; `, named as the
+    /// first is spelled.
+    private static func appendJoinedCookies(of fields: HTTPFields, to buffer: inout [UInt8]) {
+        var first = true
+        for field in fields where field.name.canonicalName == "cookie" {
+            if first {
+                buffer.append(contentsOf: field.name.rawName.utf8)
+                buffer.append(contentsOf: ": ".utf8)
+                first = false
+            } else {
+                buffer.append(contentsOf: "; ".utf8)
+            }
+            field.withUnsafeBytesOfValue { buffer.append(contentsOf: $0) }
         }
         buffer.append(contentsOf: HTTPSyntax.crlf)
     }

@@ -92,7 +92,14 @@ extension RequestHead {
         } else if let hostName = HTTPField.Name("Host") {
             fields.append(HTTPField(name: hostName, value: host))
         }
+        var cookiesAdded = false
         for field in headerFields where !Self.isWrittenByEncoder(field.name.canonicalName) {
+            // One Cookie field, as the encoder writes it.
+            if field.name == .cookie {
+                if !cookiesAdded, let joined = headerFields[.cookie] { fields.append(HTTPField(name: field.name, value: joined)) }
+                cookiesAdded = true
+                continue
+            }
             fields.append(field)
         }
         switch framingField {

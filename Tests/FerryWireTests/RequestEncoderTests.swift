@@ -34,6 +34,21 @@ import Testing
         #expect(try encode(head) == "GET /a/b?c=d HTTP/1.1\r\nHost: example.com:8080\r\nAccept: */*\r\nUser-Agent: ferry/1.0\r\nAccept: text/html\r\n\r\n")
     }
 
+    /// swift-http-types splits a Cookie value into pairs (HTTP/2's crumbs); HTTP/1.1 sends one
+    /// Cookie line (RFC 6265bis §5.8.3), in the fields' order, where the first one stood.
+    @Test func cookiePairsGoOutAsOneField() throws {
+        var fields: HTTPFields = [.accept: "*/*"]
+        fields[.cookie] = "a=1; b=2"
+        fields.append(HTTPField(name: .userAgent, value: "ferry/1.0"))
+        fields.append(HTTPField(name: .cookie, value: "jar=3"))
+        #expect(fields.count == 5, "the split this guards against")
+        let head = RequestHead(method: .get, target: "/", host: "h", headerFields: fields)
+        #expect(try encode(head) == "GET / HTTP/1.1\r\nHost: h\r\nAccept: */*\r\nCookie: a=1; b=2; jar=3\r\nUser-Agent: ferry/1.0\r\n\r\n")
+        #expect(head.fieldsAsSent[values: .cookie] == ["a=1; b=2; jar=3"])
+        let single = RequestHead(method: .get, target: "/", host: "h", headerFields: [.cookie: "only=1"])
+        #expect(try encode(single) == "GET / HTTP/1.1\r\nHost: h\r\nCookie: only=1\r\n\r\n")
+    }
+
     @Test func appendsAfterExistingBytes() throws {
         var buffer: [UInt8] = [0x41]
         try RequestEncoder.encodeHead(RequestHead(method: .delete, target: "/x", host: "[::1]:8080"), into: &buffer)

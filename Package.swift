@@ -58,6 +58,13 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // Debian's libpsl: the Public Suffix List the cookie jar checks Domain attributes
+        // against (curl's choice; its data follows Debian's `publicsuffix` package).
+        .systemLibrary(
+            name: "CPSL",
+            pkgConfig: "libpsl",
+            providers: [.apt(["libpsl-dev"])]
+        ),
         .target(name: "CFerryShims", dependencies: ["COpenSSL", "CZlib"]),
 
         // MARK: - Library modules (arrows point down only)
@@ -72,7 +79,7 @@ let package = Package(
         ),
         .target(
             name: "FerrySession",
-            dependencies: ["FerryEngine", "FerryIO", "FerryWire", "FerryTLS", httpTypes],
+            dependencies: ["FerryEngine", "FerryIO", "FerryWire", "FerryTLS", "CPSL", httpTypes],
             // As in FerryReachability: the one file that imports Foundation (FoundationProgress)
             // must not change which overloads the other files call.
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
@@ -94,7 +101,7 @@ let package = Package(
         // MARK: - Tests
         .target(
             name: "TestSupport",
-            dependencies: nioTestServer + ["CZlib"],
+            dependencies: nioTestServer + ["CZlib", "COpenSSL"],
             path: "Tests/TestSupport",
             // TLS test certificates (Scripts/make-test-certificates), read by path, not compiled.
             exclude: ["Certificates"]

@@ -59,6 +59,8 @@ enum HTTPBinRouter {
             return redirectTo(request)
         case "basic-auth" where parts.count == 3:
             return basicAuth(request, user: parts[1], password: parts[2])
+        case "digest-auth":
+            return digestAuth(request, parts: parts)
         case "cookies":
             return cookies(request, action: parts.count > 1 ? parts[1] : nil)
         case "delay" where parts.count == 2:

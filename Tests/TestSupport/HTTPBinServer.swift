@@ -35,7 +35,9 @@ import NIOPosix
 ///   `/gzip-bomb?size=N` (N zero bytes gzipped, default 10 MiB, ≤ 4 GiB).
 /// - `/drip?numbytes=N&duration=S&delay=D` (after D seconds, N pattern bytes spread over S
 ///   seconds, each flushed; defaults 10, 2, 2), `/basic-auth/user/pass`,
-///   `/cookies/set?k=v` and `/cookies/delete?k` (302 to `/cookies`), `/cookies`.
+///   `/cookies/set?k=v` and `/cookies/delete?k` (302 to `/cookies`), `/cookies`,
+///   `/digest-auth/QOP/USER/PASSWORD/ALGORITHM[/stale]` (QOP `auth` or `none`; MD5, MD5-sess,
+///   SHA-256, SHA-256-sess; `stale` refuses the first nonce with `stale=true`).
 public final class HTTPBinServer: Sendable, GracefulShutdown {
     /// The address the server listens on.
     public let host: String

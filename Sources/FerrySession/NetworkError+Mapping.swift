@@ -55,6 +55,11 @@ extension NetworkError {
                 self.init(.appTransportSecurityRequiresSecureConnection,
                           reason: "Redirect from https to plain http refused: \(location.prefix(200))", failingURL: url)
             }
+        case .authentication(let failure):
+            self.init(.userAuthenticationRequired, reason: "Cannot answer the server's authentication challenge: \(failure)",
+                      failingURL: url)
+        case .invalidCredential(let failure):
+            self.init(.invalidRequest, reason: "Cannot send these credentials: \(failure)", failingURL: url)
         case .taskCannotStream:
             self.init(.invalidRequest, reason: "Only a data task that was never resumed and has no completion handler can stream its body",
                       failingURL: url)
@@ -180,6 +185,10 @@ enum SessionFailure: Error {
     case taskCannotStream
     /// A redirect could not be followed.
     case redirect(RedirectFailure)
+    /// An authentication challenge could not be answered with the credential chosen.
+    case authentication(AuthenticationFailure)
+    /// A credential given to a request cannot be sent.
+    case invalidCredential(AuthenticationFailure)
     /// The session's engine could not be created.
     case engineUnavailable(SystemError)
     /// OpenSSL refused the session's TLS configuration.

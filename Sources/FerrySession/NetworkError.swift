@@ -38,6 +38,9 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         public static let httpTooManyRedirects = Code(rawValue: -1007)
         /// The server's reply is unusable, or a validation rejected it (-1011).
         public static let badServerResponse = Code(rawValue: -1011)
+        /// The server asked for a proof of identity that Ferry cannot give: an authentication
+        /// challenge it cannot answer (-1013).
+        public static let userAuthenticationRequired = Code(rawValue: -1013)
         /// The server closed the connection without sending a byte (-1014 in URLSession terms).
         public static let zeroByteResource = Code(rawValue: -1014)
         /// A secure connection was required and the request would have used plain http
@@ -94,7 +97,7 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
             -999: "cancelled", -1000: "badURL", -1001: "timedOut", -1002: "unsupportedURL",
             -1003: "cannotFindHost", -1004: "cannotConnectToHost", -1005: "networkConnectionLost",
             -1006: "dnsLookupFailed", -1007: "httpTooManyRedirects", -1011: "badServerResponse",
-            -1014: "zeroByteResource", -1016: "cannotDecodeContentData", -1017: "cannotParseResponse",
+            -1013: "userAuthenticationRequired", -1014: "zeroByteResource", -1016: "cannotDecodeContentData", -1017: "cannotParseResponse",
             -1022: "appTransportSecurityRequiresSecureConnection",
             -1103: "dataLengthExceedsMaximum", -1200: "secureConnectionFailed",
             -1201: "serverCertificateHasBadDate", -1202: "serverCertificateUntrusted",

@@ -21,6 +21,19 @@ public struct NetworkRequest: Sendable {
     public var timeoutInterval: Duration?
     /// Overrides ``SessionConfiguration/maximumResponseBodySize`` for this request.
     public var maximumResponseBodySize: Int64?
+    /// Whether this request carries cookies from the session's storage and keeps the cookies
+    /// of its responses there (URLRequest's `httpShouldHandleCookies`); true by default. A
+    /// `Cookie` field set on the request is sent either way, before the storage's cookies.
+    public var httpShouldHandleCookies = true
+    /// The URL of the page this request is part of, which
+    /// ``CookieAcceptPolicy/onlyFromMainDocumentDomain`` compares cookie domains with
+    /// (URLRequest's `mainDocumentURL`); nil counts the request as its own main document.
+    public var mainDocumentURL: URL?
+    /// The user name and password that answer the server's challenge (a 401 with Basic or
+    /// Digest), before the session's credential storage and the URL's own user information:
+    /// Alamofire's `authenticate(username:password:)`. It answers challenges of the request's
+    /// origin only: a redirect to another origin drops it, as it drops `Authorization`.
+    public var credential: Credential?
 
     /// Creates a request.
     /// - Parameters:
@@ -58,6 +71,19 @@ public struct NetworkRequest: Sendable {
     public mutating func addValue(_ value: String, forHTTPHeaderField name: String) throws(NetworkError) {
         let fieldName = try Self.validatedName(name)
         headerFields.append(HTTPField(name: fieldName, value: try Self.validatedValue(value, name: name)))
+    }
+
+    /// Sets `Authorization: Basic …` for `user` and `password` (RFC 7617, UTF-8), sent with
+    /// the first request instead of after a challenge: curl's `-u` and AFNetworking's
+    /// `setAuthorizationHeaderField(username:password:)`. A redirect to another origin drops it.
+    /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidRequest`` when the user
+    ///   name holds a colon or either holds a control character.
+    public mutating func setBasicAuthorization(user: String, password: String) throws(NetworkError) {
+        do {
+            headerFields[.authorization] = try BasicAuthentication.authorization(user: user, password: password)
+        } catch {
+            throw NetworkError(SessionFailure.invalidCredential(error), url: url)
+        }
     }
 
     private static func validatedName(_ name: String) throws(NetworkError) -> HTTPField.Name {

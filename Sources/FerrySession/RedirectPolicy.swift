@@ -72,11 +72,13 @@ enum RedirectPolicy {
             // A stream cannot be sent twice: the 3xx is the answer.
             return .deliver
         }
-        if !sameOrigin(request.url, target) {
-            // Credentials are for the origin they were given to.
+        if !sameOrigin(request.url, target) && !configuration.redirectsKeepCredentials {
+            // Credentials are for the origin they were given to (the storage's cookies are
+            // chosen again for the new URL when its request is prepared).
             for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] {
                 next.headerFields[name] = nil
             }
+            next.credential = nil
         }
         return .follow(next)
     }

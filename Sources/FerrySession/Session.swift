@@ -2,6 +2,7 @@ import Dispatch
 import FerryEngine
 import FerryIO
 import FerryTLS
+import FerryWire
 import FoundationEssentials
 import Synchronization
 
@@ -33,6 +34,8 @@ public final class Session: Sendable {
     private let registry: Mutex<TaskRegistry>
     private let lastTaskIdentifier = Atomic<Int>(0)
     private let isShared: Bool
+    /// Basic answers accepted so far, sent before the server asks.
+    let preemptiveAuthentication = PreemptiveAuthentication()
 
     /// Creates a session.
     /// - Parameters:
@@ -215,6 +218,7 @@ public final class Session: Sendable {
     /// engine to run it.
     func prepare(_ request: NetworkRequest, priority: Float) throws(NetworkError) -> (ExchangeRequest, HTTPClientEngine) {
         var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration)
+        addHTTPState(to: &exchange.head.headerFields, for: request)
         exchange.priority = priority
         if exchange.key.scheme == "https" {
             switch tls.context {

@@ -95,10 +95,39 @@ public struct SessionConfiguration: Sendable {
     /// ``NetworkError/Code/appTransportSecurityRequiresSecureConnection`` instead.
     public var allowsInsecureRedirects = true
 
+    /// Whether a redirect to another origin keeps the request's `Authorization`, `Cookie` and
+    /// `Proxy-Authorization` fields and its ``NetworkRequest/credential`` (curl's
+    /// `--location-trusted`). False by default: credentials stay with the origin they were
+    /// given to, and the storage's cookies are chosen for each hop's URL either way.
+    public var redirectsKeepCredentials = false
+
+    /// Where cookies are found for requests and kept from responses (URLSession's
+    /// `httpCookieStorage`): ``CookieStorage/shared`` by default, a storage of the session's
+    /// own for ``ephemeral``; nil handles no cookies.
+    public var httpCookieStorage: CookieStorage? = .shared
+    /// Whether requests carry cookies from ``httpCookieStorage`` and responses' `Set-Cookie`
+    /// fields are kept there (true by default). A request can opt out:
+    /// ``NetworkRequest/httpShouldHandleCookies``.
+    public var httpShouldSetCookies = true
+    /// Which cookies of responses are kept, on top of the storage's own
+    /// ``CookieStorage/cookieAcceptPolicy``: both must accept. URLSession's default,
+    /// ``CookieAcceptPolicy/onlyFromMainDocumentDomain``, which keeps every cookie of a request
+    /// without a ``NetworkRequest/mainDocumentURL``.
+    public var httpCookieAcceptPolicy: CookieAcceptPolicy = .onlyFromMainDocumentDomain
+    /// Where credentials for HTTP authentication are found (the default credential of a
+    /// protection space) and kept once they worked (unless their persistence is `.none`):
+    /// ``CredentialStorage/shared`` by default, memory of the session's own for ``ephemeral``;
+    /// nil uses none.
+    public var urlCredentialStorage: CredentialStorage? = .shared
+    /// The HTTP authentication schemes the session answers a 401 with: the strongest the
+    /// server offers among these (Digest, then Basic, by default: curl's `--anyauth`).
+    public var httpAuthenticationMethods: Set<AuthenticationMethod> = [.httpDigest, .httpBasic]
+
     /// Whether the session may keep state beyond its own life (URLSession's ephemeral
-    /// configuration says no). Ferry writes nothing to disk today: connections, TLS sessions
-    /// and their verdicts live in the session's memory and die with it. The credential and
-    /// cookie stores to come honour this flag.
+    /// configuration says no): an ephemeral configuration has a cookie storage and a
+    /// memory-only credential storage of its own, so nothing reaches the disk or another
+    /// session. Connections, TLS sessions and their verdicts always live in the session's
+    /// memory and die with it.
     public private(set) var isEphemeral = false
 
     /// The default configuration.
@@ -109,6 +138,8 @@ public struct SessionConfiguration: Sendable {
     public static var ephemeral: SessionConfiguration {
         var configuration = SessionConfiguration()
         configuration.isEphemeral = true
+        configuration.httpCookieStorage = CookieStorage()
+        configuration.urlCredentialStorage = CredentialStorage(fileURL: nil)
         return configuration
     }
 }

@@ -39,14 +39,20 @@ extension SessionTask: ExchangeDelegate {
     }
 
     package func exchangeDidReceiveHead(_ head: ResponseHead) -> BodyDemand {
-        // The original URL unless a redirect replaced the request (no lock, no copy of the
+        // The original request unless a follow-up replaced it (no lock, no copy of the
         // request in the common case).
-        let url = engineSide.redirectsFollowed == 0 ? originalRequest.url : currentRequest.url
+        let request = engineSide.requestReplaced ? currentRequest : originalRequest
         let response = NetworkResponse(
-            url: url, status: head.status, headerFields: head.headerFields,
+            url: request.url, status: head.status, headerFields: head.headerFields,
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)")
-        if RedirectPolicy.isRedirect(head.status.code),
-           let demand = handleRedirect(head, response: response, request: currentRequest) {
+        // Every response's cookies count, a redirect's and a challenge's too.
+        session.storeCookies(from: head.headerFields, for: request)
+        let status = head.status.code
+        if status != 401, engineSide.authentication.awaitsVerdict { authenticationSucceeded(for: request) }
+        if RedirectPolicy.isRedirect(status), let demand = handleRedirect(head, response: response, request: request) {
+            return demand
+        }
+        if status == 401, let demand = handleChallenge(head, response: response, request: request) {
             return demand
         }
         switch deliverHead(response) {
@@ -98,18 +104,18 @@ extension SessionTask: ExchangeDelegate {
 
     package func exchangeDidReceiveBody(_ bytes: UnsafeRawBufferPointer) -> BodyDemand {
         if let successor = engineSide.successor { return successor.exchangeDidReceiveBody(bytes) }
-        // A redirect's body is dropped.
-        if engineSide.redirect != nil { return .more }
+        // The body of a response the task answers itself (a redirect, a challenge) is dropped.
+        if engineSide.followUp != nil { return .more }
         return demand(after: engineSide.deliver(bytes, of: self), count: bytes.count)
     }
 
     package var prefersOwnedBodyChunks: Bool {
-        engineSide.successor?.prefersOwnedBodyChunks ?? (engineSide.redirect == nil && engineSide.prefersOwnedBodyChunks)
+        engineSide.successor?.prefersOwnedBodyChunks ?? (engineSide.followUp == nil && engineSide.prefersOwnedBodyChunks)
     }
 
     package func exchangeDidReceiveBody(owned chunk: consuming [UInt8]) -> BodyDemand {
         if let successor = engineSide.successor { return successor.exchangeDidReceiveBody(owned: chunk) }
-        if engineSide.redirect != nil { return .more }
+        if engineSide.followUp != nil { return .more }
         let count = chunk.count
         return demand(after: engineSide.deliver(owned: chunk, of: self), count: count)
     }
@@ -121,7 +127,7 @@ extension SessionTask: ExchangeDelegate {
 
     package func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics) {
         if let successor = engineSide.successor { return successor.exchangeDidFinish(trailers: trailers, metrics: metrics) }
-        if let step = engineSide.redirect { return redirectExchangeEnded(step, metrics: metrics) }
+        if let step = engineSide.followUp { return followUpExchangeEnded(step, metrics: metrics) }
         let taskMetrics = recordMetrics(metrics)
         guard let response = core.withLock({ $0.response }) else {
             return exchangeDidFail(EngineError(.internalInconsistency("finished without a response head")), metrics: metrics)
@@ -131,7 +137,7 @@ extension SessionTask: ExchangeDelegate {
 
     package func exchangeDidFail(_ error: EngineError, metrics: ExchangeMetrics) {
         if let successor = engineSide.successor { return successor.exchangeDidFail(error, metrics: metrics) }
-        engineSide.redirect = nil
+        engineSide.followUp = nil
         let taskMetrics = recordMetrics(metrics)
         engineSide.discardPartialOutput()
         let response = core.withLock { $0.response }

@@ -48,6 +48,23 @@ public protocol SessionTaskDelegate: AnyObject, Sendable {
     func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
                  newRequest request: NetworkRequest) async -> NetworkRequest?
 
+    /// The server asked for a proof of identity (a 401 with a Basic or Digest challenge the
+    /// session's ``SessionConfiguration/httpAuthenticationMethods`` allow). Answer
+    /// `(.useCredential, credential)` to send the request again with it,
+    /// `.performDefaultHandling` to send the challenge's ``AuthenticationChallenge/proposedCredential``
+    /// (the request's own, the URL's user information, or the credential storage's default)
+    /// unless it failed already, `.rejectProtectionSpace` to take the 401 as the task's
+    /// response, `.cancelAuthenticationChallenge` to cancel the task. A credential the server
+    /// refused is not sent again: the next 401 is the response. No body byte is read until
+    /// `completionHandler` is called (from any thread). The default calls the async form.
+    func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge,
+                 completionHandler: @escaping @Sendable (AuthChallengeDisposition, Credential?) -> Void)
+
+    /// The server asked for a proof of identity (async form). The default answers
+    /// `.performDefaultHandling`.
+    func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge) async
+        -> (AuthChallengeDisposition, Credential?)
+
     /// The task's metrics, once it completed (before ``session(_:task:didCompleteWithError:)``).
     func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics)
 
@@ -74,6 +91,22 @@ extension SessionTaskDelegate {
                         newRequest request: NetworkRequest) async -> NetworkRequest? {
         request
     }
+
+    /// Asks the async form.
+    public func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge,
+                        completionHandler: @escaping @Sendable (AuthChallengeDisposition, Credential?) -> Void) {
+        Task {
+            let (disposition, credential) = await self.session(session, task: task, didReceive: challenge)
+            completionHandler(disposition, credential)
+        }
+    }
+
+    /// Performs the default handling.
+    public func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge) async
+        -> (AuthChallengeDisposition, Credential?) {
+        (.performDefaultHandling, nil)
+    }
+
     /// Does nothing.
     public func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {}
     /// Does nothing.

@@ -41,11 +41,16 @@ struct TaskEngineSide {
     /// The download task a data task's exchange was handed to (``ResponseDisposition/becomeDownload``):
     /// every later callback of the exchange goes to it.
     var successor: DownloadTask?
-    /// What the running exchange's response leads to, when it is a redirect the task deals
-    /// with itself (its body is read and dropped meanwhile).
-    var redirect: RedirectStep?
+    /// What the running exchange's response leads to, when it is a redirect or an
+    /// authentication challenge the task answers itself (its body is read and dropped meanwhile).
+    var followUp: FollowUp?
     /// Redirects followed so far.
     var redirectsFollowed = 0
+    /// Whether a follow-up replaced the original request (the common task never reads
+    /// ``SessionTask/currentRequest``'s lock).
+    var requestReplaced = false
+    /// The HTTP authentication this task has tried so far.
+    var authentication = TaskAuthentication()
     /// When the first exchange started: the task's time zero for metrics across redirects.
     var firstExchangeStart: Deadline?
 

@@ -147,9 +147,10 @@ struct TaskStateMachine: Sendable {
         }
     }
 
-    /// The exchange ended with a redirect to follow: the next exchange starts (a task
-    /// cancelled meanwhile completes as cancelled instead). Suspension carries over.
-    mutating func redirect() -> Action {
+    /// The exchange ended with a follow-up (a redirect, an authentication retry): the next
+    /// exchange starts (a task cancelled meanwhile completes as cancelled instead). Suspension
+    /// carries over.
+    mutating func nextExchange() -> Action {
         switch state {
         case .running(let running):
             state = .running(Running(exchanges: running.exchanges + 1, suspendCount: running.suspendCount))

@@ -12,10 +12,13 @@ import Testing
 @testable import FerrySession
 
 enum SessionTest {
-    /// A configuration with small defaults for tests (one loop is enough for one server).
+    /// A configuration with small defaults for tests (one loop is enough for one server), and
+    /// cookie and credential storages of its own: tests run in parallel in one process.
     static func configuration(_ edit: (inout SessionConfiguration) -> Void = { _ in }) -> SessionConfiguration {
         var configuration = SessionConfiguration()
         configuration.eventLoopCount = 1
+        configuration.httpCookieStorage = CookieStorage()
+        configuration.urlCredentialStorage = CredentialStorage(fileURL: nil)
         edit(&configuration)
         return configuration
     }

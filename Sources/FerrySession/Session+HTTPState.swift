@@ -1,0 +1,38 @@
+import FerryEngine
+import FoundationEssentials
+import HTTPTypes
+
+// The state a session keeps across requests on the caller's behalf: cookies (RFC 6265bis,
+// ``SessionConfiguration/httpCookieStorage``) and Basic answers already accepted
+// (``PreemptiveAuthentication``). Both are applied to each exchange as it is prepared, so a
+// redirect's next hop gets the cookies and credentials of its own URL; a session that has none
+// pays a check of each.
+
+extension Session {
+    /// Adds the storage's cookies and an accepted Basic answer to the fields `request` sends.
+    func addHTTPState(to fields: inout HTTPFields, for request: NetworkRequest) {
+        if let authorization = preemptiveAuthentication.authorization(for: request.url), fields[.authorization] == nil {
+            fields[.authorization] = authorization
+        }
+        guard request.httpShouldHandleCookies, configuration.httpShouldSetCookies,
+              let storage = configuration.httpCookieStorage,
+              let cookies = storage.cookieHeaderValue(for: request.url) else { return }
+        // After a Cookie field the caller set: the encoder joins them into one line.
+        fields.append(HTTPField(name: .cookie, value: cookies))
+    }
+
+    /// Keeps the cookies a response to `request` sets, as the configuration and the request allow.
+    func storeCookies(from fields: HTTPFields, for request: NetworkRequest) {
+        guard request.httpShouldHandleCookies, configuration.httpShouldSetCookies,
+              let storage = configuration.httpCookieStorage else { return }
+        let values = fields[values: .setCookie]
+        guard !values.isEmpty else { return }
+        let mainDocumentURL: URL?
+        switch configuration.httpCookieAcceptPolicy {
+        case .never: return
+        case .always: mainDocumentURL = nil
+        case .onlyFromMainDocumentDomain: mainDocumentURL = request.mainDocumentURL
+        }
+        storage.storeCookies(fromSetCookieFields: values, for: request.url, mainDocumentURL: mainDocumentURL)
+    }
+}

@@ -1,0 +1,156 @@
+import FerryEngine
+import FerryWire
+import FoundationEssentials
+import HTTPTypes
+
+// HTTP authentication (RFC 9110 §11; Basic, RFC 7617; Digest, RFC 7616), as URLSession: a 401
+// whose challenge Ferry can answer goes to the task delegate's
+// `session(_:task:didReceive:completionHandler:)`, or, without a delegate, to the default
+// handling, which answers with the proposed credential (the request's own, the URL's user
+// information, or the credential storage's default for the protection space) unless it already
+// failed. The 401's body is dropped and the same task sends the request again with
+// `Authorization` (SessionTask+FollowUp). A refused credential is not sent again: the next 401
+// is the task's response.
+
+/// A challenge being answered: what the answer needs once the delegate decided.
+struct ChallengeAnswer: Sendable {
+    /// The challenge picked among the response's.
+    var chosen: ChosenAuthChallenge
+    /// What the delegate is asked.
+    var challenge: AuthenticationChallenge
+    /// The request the 401 answered.
+    var request: NetworkRequest
+    /// Digest `stale=true` after this task's own answer: the nonce was refused, not the credential.
+    var isStaleRetry: Bool
+}
+
+extension SessionTask {
+    /// Whether a 401 is a challenge this task answers itself: then its body is dropped and
+    /// the request is sent again with an answer when the exchange ends.
+    /// - Returns: nil when the 401 is the task's response; else what the engine should do.
+    func handleChallenge(_ head: ResponseHead, response: NetworkResponse, request: NetworkRequest) -> BodyDemand? {
+        let configuration = session.configuration
+        let challenges = HTTPAuthChallenge.parse(head.headerFields[values: .wwwAuthenticate])
+        guard !challenges.isEmpty, let schemes = HTTPAuthSchemeChoice(configuration.httpAuthenticationMethods),
+              let chosen = try? HTTPAuthChallenge.choose(from: challenges, allowing: schemes) else { return nil }
+        let space = ProtectionSpace(challengedBy: request.url, chosen)
+        engineSide.authentication.challenged(space)
+        // A body that cannot be sent again leaves the 401 as the answer; so does a server that
+        // keeps asking whatever it is told.
+        if case .stream? = request.body?.storage { return nil }
+        guard engineSide.authentication.answers < TaskAuthentication.maximumAnswers else { return nil }
+        let previous = engineSide.authentication.attempt(for: space)
+        let isStaleRetry = chosen.isStale && previous.map { $0.staleRetries < TaskAuthentication.maximumStaleRetries } == true
+        let proposed = previous?.credential ?? request.credential ?? Self.userInformation(of: request.url)
+            ?? configuration.urlCredentialStorage?.defaultCredential(for: space)
+        let challenge = AuthenticationChallenge(
+            protectionSpace: space, proposedCredential: proposed,
+            previousFailureCount: max(0, (previous?.failures ?? 0) - (isStaleRetry ? 1 : 0)), failureResponse: response)
+        let answer = ChallengeAnswer(chosen: chosen, challenge: challenge, request: request, isStaleRetry: isStaleRetry)
+        guard let delegate = engineSide.delegate else {
+            guard let step = followUp(answering: answer, .performDefaultHandling, nil) else { return nil }
+            engineSide.followUp = step
+            return .more
+        }
+        // Nothing of the body is read while the delegate decides.
+        let demand = awaitDecision()
+        toDelegate { [self] in
+            delegate.session(session, task: self, didReceive: challenge) { [self] disposition, credential in
+                if disposition == .cancelAuthenticationChallenge { return cancel() }
+                resumeAfterDecision(response: response) { [self] in followUp(answering: answer, disposition, credential) }
+            }
+        }
+        return demand
+    }
+
+    /// The next request, answering the challenge as `disposition` says; nil delivers the 401.
+    private func followUp(answering answer: ChallengeAnswer, _ disposition: AuthChallengeDisposition,
+                          _ given: Credential?) -> FollowUp? {
+        let challenge = answer.challenge
+        let credential: Credential?
+        switch disposition {
+        case .useCredential: credential = given
+        // The proposed credential, unless it failed already (a stale nonce is no failure).
+        case .performDefaultHandling: credential = challenge.previousFailureCount == 0 ? challenge.proposedCredential : nil
+        case .rejectProtectionSpace, .cancelAuthenticationChallenge: credential = nil
+        }
+        guard let credential, let user = credential.user, let password = credential.password else { return nil }
+        let space = challenge.protectionSpace
+        // The same credential refused again is not sent a third time.
+        if challenge.previousFailureCount > 0, let tried = engineSide.authentication.attempt(for: space)?.credential,
+           tried.user == user, tried.password == password {
+            return nil
+        }
+        let value: String
+        do throws(AuthenticationFailure) {
+            switch answer.chosen {
+            case .basic:
+                value = try BasicAuthentication.authorization(user: user, password: password)
+            case .digest(let digest):
+                value = try digest.authorization(
+                    user: user, password: password, method: answer.request.method.rawValue,
+                    uri: RequestPreparation.target(of: answer.request.url), nonceCount: 1, cnonce: DigestChallenge.makeClientNonce())
+            }
+        } catch {
+            return .fail(NetworkError(SessionFailure.authentication(error), url: answer.request.url))
+        }
+        // The very answer the server just refused (a Basic header the caller set) is not sent again.
+        if answer.request.headerFields[.authorization] == value { return nil }
+        var next = answer.request
+        next.headerFields[.authorization] = value
+        engineSide.authentication.answering(space, with: credential, stale: answer.isStaleRetry)
+        return .send(next, isRedirect: false)
+    }
+
+    /// The response to an answered challenge was not another 401: the credential worked. It is
+    /// kept in the credential storage (unless its persistence is `.none`), and a Basic answer
+    /// goes with later requests to the same place before they are challenged (RFC 7617 §2.2).
+    func authenticationSucceeded(for request: NetworkRequest) {
+        guard let attempt = engineSide.authentication.succeeded() else { return }
+        let credential = attempt.credential
+        if credential.persistence != .none, let storage = session.configuration.urlCredentialStorage {
+            storage.set(credential, for: attempt.space)
+            if storage.defaultCredential(for: attempt.space) == nil { storage.setDefaultCredential(credential, for: attempt.space) }
+        }
+        if attempt.space.authenticationMethod == .httpBasic, let value = request.headerFields[.authorization] {
+            session.preemptiveAuthentication.remember(value, for: request.url)
+        }
+    }
+
+    /// The user name and password of a URL (`http://user:password@host/`): offered to the
+    /// URL's own origin when it asks, kept for this request only.
+    static func userInformation(of url: URL) -> Credential? {
+        guard let user = url.user(percentEncoded: false), !user.isEmpty else { return nil }
+        return Credential(user: user, password: url.password(percentEncoded: false) ?? "", persistence: .none)
+    }
+}
+
+extension ProtectionSpace {
+    /// The space a challenge from `url`'s server names.
+    init(challengedBy url: URL, _ chosen: ChosenAuthChallenge) {
+        let scheme = url.scheme?.lowercased() ?? "http"
+        let host = url.host(percentEncoded: false).map { String(HostName.unbracketed($0)).lowercased() } ?? ""
+        self.init(host: host, port: url.port ?? (scheme == "https" ? 443 : 80), protocol: scheme, realm: chosen.realm,
+                  authenticationMethod: chosen.authenticationMethod)
+    }
+}
+
+extension HTTPAuthSchemeChoice {
+    /// The choice the configured methods allow; nil when they allow neither Basic nor Digest.
+    init?(_ methods: Set<AuthenticationMethod>) {
+        switch (methods.contains(.httpBasic), methods.contains(.httpDigest)) {
+        case (true, true): self = .strongest
+        case (true, false): self = .basicOnly
+        case (false, true): self = .digestOnly
+        case (false, false): return nil
+        }
+    }
+}
+
+extension ChosenAuthChallenge {
+    /// Digest's `stale=true`: the nonce expired, the credential was right.
+    var isStale: Bool {
+        guard case .digest(let digest) = self else { return false }
+        return digest.isStale
+    }
+}

@@ -1,0 +1,76 @@
+import FerryEngine
+import FerryIO
+import FoundationEssentials
+import Synchronization
+
+/// What a response the task answers itself (a redirect, an authentication challenge) leads
+/// to, once its head arrived. Its body is read and dropped meanwhile, so the connection stays
+/// reusable, and the next exchange starts when this one ends.
+enum FollowUp {
+    /// The delegate decides (a redirect or a challenge); nothing of the body is read meanwhile.
+    case asking
+    /// The next exchange sends this request; `isRedirect` counts it against the redirect limit.
+    case send(NetworkRequest, isRedirect: Bool)
+    /// The task fails with this error.
+    case fail(NetworkError)
+}
+
+extension SessionTask {
+    /// The exchange whose response was answered by a follow-up ended: the next one starts, or
+    /// the task fails.
+    func followUpExchangeEnded(_ step: FollowUp, metrics: ExchangeMetrics) {
+        let taskMetrics = recordMetrics(metrics)
+        engineSide.followUp = nil
+        switch step {
+        case .asking:
+            exchangeEnded(.failure(NetworkError(EngineError(.internalInconsistency("ended while the delegate decided")),
+                                                url: originalRequest.url)), metrics: taskMetrics)
+        case .fail(let error):
+            exchangeEnded(.failure(error), metrics: taskMetrics)
+        case .send(let next, let isRedirect):
+            if isRedirect { engineSide.redirectsFollowed += 1 }
+            engineSide.requestReplaced = true
+            let action = core.withLock { core -> TaskStateMachine.Action in
+                core.replacedRequest = next
+                core.handle = nil
+                return core.machine.nextExchange()
+            }
+            switch action {
+            case .startExchange:
+                startExchange(next)
+            case .completeCancelled:
+                run(.completeCancelled)
+            case .none, .resumeReading, .cancelExchange, .complete:
+                break
+            }
+        }
+    }
+
+    /// Waits for the delegate's decision about a response head: nothing of its body is read
+    /// until ``resumeAfterDecision(_:)``.
+    func awaitDecision() -> BodyDemand {
+        engineSide.followUp = .asking
+        switch core.withLock({ $0.machine.headReceived(needsDecision: true) }) {
+        case .more: return .more
+        case .pause: return .pause
+        }
+    }
+
+    /// The delegate decided (from any thread): on the exchange's loop, `decide` says what
+    /// follows: a follow-up, or with nil the response is delivered as the task's own.
+    func resumeAfterDecision(response: NetworkResponse, _ decide: @escaping @Sendable () -> FollowUp?) {
+        guard let handle = core.withLock({ $0.handle }) else { return }
+        handle.onLoop { [self] in
+            guard case .asking = engineSide.followUp else { return }
+            if let step = decide() {
+                engineSide.followUp = step
+                run(core.withLock { $0.machine.responseAllowed() })
+            } else {
+                engineSide.followUp = nil
+                let demand = deliverHead(response)
+                // Reading resumes unless the data delegate now decides about this response.
+                if demand == .more { run(core.withLock { $0.machine.responseAllowed() }) }
+            }
+        }
+    }
+}

@@ -7,7 +7,8 @@ enum ConfigurationFactory {
     /// "No limit": curl has no total or idle timeout unless `-m` is given.
     static let unlimited: Duration = .seconds(365 * 24 * 3600)
 
-    static func configuration(for options: Options, builder: RequestBuilder, tls: TLSSetup) -> SessionConfiguration {
+    static func configuration(for options: Options, builder: RequestBuilder, tls: TLSSetup,
+                              cookies: CookieSetup) -> SessionConfiguration {
         var configuration = SessionConfiguration.default
         configuration.httpAdditionalHeaders = builder.additionalHeaders(from: configuration.httpAdditionalHeaders)
         // Without --compressed curl neither asks for nor decodes an encoding: bytes pass as received.
@@ -22,6 +23,14 @@ enum ConfigurationFactory {
         configuration.maximumResponseBodySize = options.maxFilesize
         // As curl, a redirect is a response like any other unless -L asks to follow it.
         configuration.httpMaximumRedirects = options.followRedirects ? options.maxRedirects : 0
+        configuration.redirectsKeepCredentials = options.locationTrusted
+        // curl keeps no credentials between runs and answers only the scheme it was told to.
+        configuration.urlCredentialStorage = nil
+        switch options.authScheme {
+        case .basic: configuration.httpAuthenticationMethods = [.httpBasic]
+        case .digest: configuration.httpAuthenticationMethods = [.httpDigest]
+        case .any: configuration.httpAuthenticationMethods = [.httpBasic, .httpDigest]
+        }
         // curl does not cap connections per host: with -Z, --parallel-max is the only bound.
         if options.parallel {
             configuration.httpMaximumConnectionsPerHost = max(configuration.httpMaximumConnectionsPerHost, options.parallelMax)
@@ -30,6 +39,7 @@ enum ConfigurationFactory {
         // (Runner), so a request and its answer cost no thread switch, whatever the host.
         configuration.eventLoopCount = 1
         tls.apply(to: &configuration)
+        cookies.apply(to: &configuration)
         return configuration
     }
 }

@@ -55,7 +55,8 @@ struct FerryTool {
         }
         let writeOut = options.writeOut.map { WriteOut(loadFormat($0)) }
         let tls = TLSSetup(options.tls)
-        return await Runner(options: options, builder: builder, console: console, writeOut: writeOut, tls: tls).run()
+        return await Runner(options: options, builder: builder, console: console, writeOut: writeOut, tls: tls,
+                            cookies: CookieSetup(options)).run()
     }
 
     /// `-w @file` reads the format from a file (`@-`: standard input), as curl.

@@ -29,6 +29,14 @@ enum HelpText {
          --no-validate-domain   Ferry: AFSecurityPolicy.validatesDomainName = false
      -L, --location             Follow redirects
          --max-redirs <num>     Maximum number of redirects allowed (default 50, -1 no limit)
+         --location-trusted     Like -L, and let credentials and cookies go to other hosts
+     -u, --user <user:password> Server user and password (Basic, sent with the request)
+         --basic                Use HTTP Basic authentication (the default)
+         --digest               Use HTTP Digest authentication (answered when asked)
+         --anyauth              Pick the strongest authentication the server offers
+     -b, --cookie <data|file>   Send cookies from string ('k=v; k2=v2') or read a cookie file
+     -c, --cookie-jar <file>    Write cookies to <file> after the run ('-' for stdout)
+     -j, --junk-session-cookies Ignore session cookies read from a file
      -f, --fail                 Fail fast with no output on HTTP errors
      -s, --silent               Silent mode
      -S, --show-error           Show error even when -s is used

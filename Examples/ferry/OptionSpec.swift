@@ -54,6 +54,18 @@ struct OptionSpec: Sendable {
             guard let count = Int(text), count >= -1 else { throw numberError("--max-redirs") }
             options.maxRedirects = count == -1 ? Int.max : count
         },
+        // curl: --location-trusted implies -L.
+        flag("location-trusted", nil) { options, on in
+            options.locationTrusted = on
+            if on { options.followRedirects = true }
+        },
+        value("user", "u") { options, text in options.user = text },
+        flag("basic", nil) { options, on in if on { options.authScheme = .basic } },
+        flag("digest", nil) { options, on in options.authScheme = on ? .digest : .basic },
+        flag("anyauth", nil) { options, on in options.authScheme = on ? .any : .basic },
+        value("cookie", "b") { options, text in options.cookies.append(text) },
+        value("cookie-jar", "c") { options, text in options.cookieJar = text },
+        flag("junk-session-cookies", "j") { options, on in options.junkSessionCookies = on },
         flag("fail", "f") { options, on in options.fail = on },
         flag("silent", "s") { options, on in options.silent = on },
         flag("show-error", "S") { options, on in options.showError = on },

@@ -49,6 +49,18 @@ struct Options: Sendable, Equatable {
     /// `-L`: follow redirects, at most ``maxRedirects`` (curl's default is 50).
     var followRedirects = false
     var maxRedirects = 50
+    /// `--location-trusted`: credentials and their fields go along to other origins too.
+    var locationTrusted = false
+    /// `-u user:password` (a missing `:password` is an empty one: ferry does not prompt).
+    var user: String?
+    /// `--basic` (the default), `--digest`, `--anyauth`: what `-u` answers.
+    var authScheme = AuthScheme.basic
+    /// `-b`: cookie files to read, or `name=value` strings to send (curl tells them apart by `=`).
+    var cookies: [String] = []
+    /// `-c`: where the cookie jar is written at the end (`-` for standard output).
+    var cookieJar: String?
+    /// `-j`: session cookies of `-b` files are dropped when read.
+    var junkSessionCookies = false
     var fail = false
     var silent = false
     var showError = false
@@ -61,6 +73,16 @@ struct Options: Sendable, Equatable {
     var tls = TLSOptions()
     var showHelp = false
     var showVersion = false
+
+    /// How `-u` credentials are used, as curl's flags choose.
+    enum AuthScheme: Sendable, Equatable {
+        /// Basic, sent with the first request (curl's default).
+        case basic
+        /// Digest, answered when the server asks.
+        case digest
+        /// Whichever the server offers, the strongest first, answered when it asks.
+        case any
+    }
 
     /// URLs paired with their outputs, made as they are read (not stored: a command line may
     /// hold ten thousand URLs). Extra `-o` files are ignored (curl warns about them).

@@ -4,9 +4,10 @@
 /// raw non-ASCII bytes. Ferry is strict instead (CLI.md): bytes outside RFC 3986 §3.4's query
 /// characters are percent-encoded as UTF-8, and a `%` not followed by two hex digits becomes
 /// `%25`, so what reaches the server is always a valid query carrying the user's bytes.
+/// The same rule cleans a URL typed on the command line (``encodeURLTail(_:)``).
 enum QueryEncoder {
     /// Encodes `text` for use inside a query component.
-    static func encode(_ text: String) -> String {
+    static func encode(_ text: some StringProtocol) -> String {
         let bytes = Array(text.utf8)
         var output = ""
         output.reserveCapacity(bytes.count)
@@ -23,6 +24,32 @@ enum QueryEncoder {
             index += 1
         }
         return output
+    }
+
+    /// Encodes what follows a URL's authority (path, query and fragment) so that Foundation's
+    /// URL parser takes it as it is: escapes already there pass through, non-ASCII characters
+    /// become UTF-8 escapes, and so does any byte a URL may not hold (a second `#` among them).
+    /// Without this, one such character makes the parser escape the whole string again, and
+    /// `?s=a%20b&q=café` would send `s=a%2520b`.
+    /// - Returns: nil when `tail` needs nothing.
+    static func encodeURLTail(_ tail: Substring) -> String? {
+        var seenHash = false
+        let clean = tail.utf8.allSatisfy { byte in
+            if byte == UInt8(ascii: "#") {
+                defer { seenHash = true }
+                return !seenHash
+            }
+            return byte == UInt8(ascii: "%") || isQueryCharacter(byte)
+        }
+        // A `%` is clean only before two hex digits: the slow path checks that.
+        guard !clean || tail.utf8.contains(UInt8(ascii: "%")) else { return nil }
+        let encoded: String
+        if let hash = tail.firstIndex(of: "#") {
+            encoded = encode(tail[..<hash]) + "#" + encode(tail[tail.index(after: hash)...])
+        } else {
+            encoded = encode(tail)
+        }
+        return encoded.utf8.elementsEqual(tail.utf8) ? nil : encoded
     }
 
     /// Appends `data` (already joined with `&`) to `query` with `&`, or starts a query.

@@ -16,6 +16,11 @@ struct RequestBuilder: Sendable {
     let maximumBodySize: Int64?
     private let headers: [HeaderArgument]
     private let implicitFields: [(name: String, value: String)]
+    /// `-u`: answers challenges of the command line's URLs (and, for Basic, goes with the
+    /// first request, as curl sends it).
+    private let credential: (user: String, password: String, preemptive: Bool)?
+    /// `-b name=value` cookies, sent to the command line's URLs.
+    private let cookieString: String?
 
     /// Plans the requests.
     /// - Throws: ``UsageError`` when the options ask for two methods (`-I` with `-d`), as curl.
@@ -47,6 +52,13 @@ struct RequestBuilder: Sendable {
         // curl's --json sets Accept even with -G, as the reply format is what it is about.
         if postData.isJSON { implicit.append(("Accept", "application/json")) }
         implicitFields = implicit
+        credential = options.user.map { text in
+            // curl splits at the first colon; without one it would prompt, ferry sends "".
+            let colon = text.firstIndex(of: ":")
+            return (String(text[..<(colon ?? text.endIndex)]), colon.map { String(text[text.index(after: $0)...]) } ?? "",
+                    options.authScheme == .basic)
+        }
+        cookieString = CookieSetup.cookieString(options)
     }
 
     /// Checks every `-H` against Ferry's rules without sending anything.
@@ -80,6 +92,14 @@ struct RequestBuilder: Sendable {
         var request = NetworkRequest(url: url, method: method, body: body.map { .bytes($0) })
         request.maximumResponseBodySize = maximumBodySize
         let named = Set(headers.map(\.canonicalName))
+        if let credential {
+            request.credential = Credential(user: credential.user, password: credential.password, persistence: .none)
+            // A -H Authorization is the user's own answer: curl sends it instead.
+            if credential.preemptive && !named.contains("authorization") {
+                try request.setBasicAuthorization(user: credential.user, password: credential.password)
+            }
+        }
+        if let cookieString { try request.setValue(cookieString, forHTTPHeaderField: "Cookie") }
         for header in headers {
             if case .add(let value) = header.action {
                 try request.addValue(value, forHTTPHeaderField: header.name)
@@ -113,9 +133,10 @@ struct RequestBuilder: Sendable {
         return false
     }
 
-    static func url(from text: String) -> URL? {
-        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
-        let hasScheme = Self.hasScheme(text)
+    static func url(from typed: String) -> URL? {
+        guard !typed.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else { return nil }
+        let hasScheme = Self.hasScheme(typed)
+        let text = escapingTail(of: typed, hasScheme: hasScheme)
         // The common case, a URL with a scheme and a path, is parsed once.
         if hasScheme, let url = URL(string: text), let host = url.host(), !host.isEmpty, !url.path(percentEncoded: true).isEmpty {
             return url
@@ -124,5 +145,15 @@ struct RequestBuilder: Sendable {
               let host = components.host, !host.isEmpty else { return nil }
         if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
         return components.url
+    }
+
+    /// `text` with its path, query and fragment escaped where needed (``QueryEncoder/encodeURLTail(_:)``);
+    /// the scheme and authority are left to the URL parser.
+    private static func escapingTail(of text: String, hasScheme: Bool) -> String {
+        var authorityStart = text.startIndex
+        if hasScheme, let separator = text.range(of: "://") { authorityStart = separator.upperBound }
+        guard let tailStart = text[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }),
+              let encoded = QueryEncoder.encodeURLTail(text[tailStart...]) else { return text }
+        return String(text[..<tailStart]) + encoded
     }
 }

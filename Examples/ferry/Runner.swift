@@ -12,9 +12,12 @@ struct Runner: Sendable {
     let writeOut: WriteOut?
     /// Trust roots, client identity and trust evaluator, read once for every transfer.
     let tls: TLSSetup
+    /// The cookie engine (`-b`, `-c`), set up once for every transfer.
+    let cookies: CookieSetup
 
     func run() async -> ExitCode {
-        let session = Transfer.makeSession(configuration: ConfigurationFactory.configuration(for: options, builder: builder, tls: tls))
+        let session = Transfer.makeSession(
+            configuration: ConfigurationFactory.configuration(for: options, builder: builder, tls: tls, cookies: cookies))
         defer { Transfer.shutdown(session) }
         // The transfers run on the session's one event loop, as curl's on its one thread: each
         // answer resumes them there and each request starts from there, with no thread woken
@@ -24,6 +27,7 @@ struct Runner: Sendable {
         }
         // The last -w lines (written soon, not at once: see Console.writeOutSoon).
         console.flush()
+        cookies.saveJar(console: console)
         return code
     }
 

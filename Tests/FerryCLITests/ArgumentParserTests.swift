@@ -22,6 +22,19 @@ struct ArgumentParserTests {
         #expect(Array(options.jobs).map(\.output) == ["x", nil, nil, nil])
     }
 
+    @Test func credentialAndCookieFlags() throws {
+        let options = try parse("-u", "me:se:cret", "--digest", "-b", "a=1", "-b", "jar.txt", "-c", "out.txt", "-j", "http://a/")
+        #expect(options.user == "me:se:cret")
+        #expect(options.authScheme == .digest)
+        #expect(options.cookies == ["a=1", "jar.txt"])
+        #expect(options.cookieJar == "out.txt")
+        #expect(options.junkSessionCookies)
+        #expect(try parse("--digest", "--basic", "http://a/").authScheme == .basic, "the last one wins, as curl")
+        #expect(try parse("--anyauth", "http://a/").authScheme == .any)
+        let trusted = try parse("--location-trusted", "http://a/")
+        #expect(trusted.locationTrusted && trusted.followRedirects, "--location-trusted implies -L")
+    }
+
     @Test func shortFlagsCombine() throws {
         let options = try parse("-sSfiv", "http://a/")
         #expect(options.silent && options.showError && options.fail && options.include && options.verbose)

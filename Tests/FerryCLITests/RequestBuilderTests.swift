@@ -141,6 +141,38 @@ struct RequestBuilderTests {
         #expect(throws: NetworkError(.badURL, reason: "")) { try builder.request(for: "http://") }
     }
 
+    /// Existing escapes pass through unchanged while non-ASCII characters (and bytes a URL may
+    /// not hold) are escaped as UTF-8: one café must not turn `%20` into `%2520`.
+    @Test func typedURLKeepsItsEscapesAndEscapesTheRest() throws {
+        let mixed = try #require(RequestBuilder.url(from: "http://h/get?q=café&s=a%20b"))
+        #expect(mixed.query(percentEncoded: true) == "q=caf%C3%A9&s=a%20b")
+        #expect(RequestBuilder.url(from: "h/é%41?x=%zz#frag#more")?.absoluteString == "http://h/%C3%A9%41?x=%25zz#frag%23more")
+        #expect(RequestBuilder.url(from: "http://h/a?x=%7C|")?.query(percentEncoded: true) == "x=%7C%7C")
+        #expect(RequestBuilder.url(from: "http://h/plain?s=a%20b")?.absoluteString == "http://h/plain?s=a%20b")
+        #expect(mixed.path(percentEncoded: true) == "/get")
+    }
+
+    @Test func userGivesACredentialAndBasicUpFront() throws {
+        let basic = try request("-u", "me:se:cret")
+        #expect(basic.credential?.user == "me")
+        #expect(basic.credential?.password == "se:cret", "split at the first colon, as curl")
+        #expect(basic.headerFields[.authorization] == "Basic bWU6c2U6Y3JldA==")
+        let digest = try request("--digest", "-u", "me:pw")
+        #expect(digest.credential?.user == "me")
+        #expect(digest.headerFields[.authorization] == nil, "Digest waits for the challenge")
+        #expect(try request("-u", "me").credential?.password == "", "no prompt: an empty password")
+        let own = try request("-u", "me:pw", "-H", "Authorization: Bearer x")
+        #expect(own.headerFields[values: .authorization] == ["Bearer x"], "a -H Authorization is sent instead")
+    }
+
+    @Test func cookieStringsGoOnTheRequestAndFilesDoNot() throws {
+        let request = try request("-b", "a=1; b=2", "-b", "some-file.txt")
+        #expect(request.headerFields[.cookie] == "a=1; b=2")
+        let options = try ArgumentParser().parse(["-b", "a=1", "-c", "-", "x"])
+        #expect(CookieSetup(options).storage != nil, "-c starts the cookie engine")
+        #expect(CookieSetup(try ArgumentParser().parse(["-b", "a=1", "x"])).storage == nil, "a string alone does not")
+    }
+
     @Test func maxFilesizeGoesOnEveryRequest() throws {
         #expect(try request("--max-filesize", "10").maximumResponseBodySize == 10)
         #expect(try request().maximumResponseBodySize == nil)
@@ -149,7 +181,7 @@ struct RequestBuilderTests {
     @Test func configurationFollowsCurl() throws {
         let options = try ArgumentParser().parse(["-m", "2.5", "--connect-timeout", "1", "--compressed", "-H", "User-Agent:", "a"])
         let builder = try RequestBuilder(options: options, postData: PostData(pieces: []))
-        let configuration = ConfigurationFactory.configuration(for: options, builder: builder, tls: TLSSetup(options.tls))
+        let configuration = ConfigurationFactory.configuration(for: options, builder: builder, tls: TLSSetup(options.tls), cookies: CookieSetup(options))
         #expect(configuration.timeoutIntervalForResource == .milliseconds(2500))
         #expect(configuration.timeoutIntervalForRequest == .milliseconds(2500))
         #expect(configuration.timeoutIntervalForConnect == .seconds(1))
@@ -159,7 +191,7 @@ struct RequestBuilderTests {
 
         let plain = try ArgumentParser().parse(["a"])
         let plainConfiguration = ConfigurationFactory.configuration(
-            for: plain, builder: try RequestBuilder(options: plain, postData: PostData(pieces: [])), tls: TLSSetup(plain.tls))
+            for: plain, builder: try RequestBuilder(options: plain, postData: PostData(pieces: [])), tls: TLSSetup(plain.tls), cookies: CookieSetup(plain))
         #expect(plainConfiguration.automaticallyDecodesContent == false)
         #expect(plainConfiguration.timeoutIntervalForConnect == ConfigurationFactory.defaultConnectTimeout)
         #expect(plainConfiguration.timeoutIntervalForResource == ConfigurationFactory.unlimited)
@@ -169,13 +201,13 @@ struct RequestBuilderTests {
         for (arguments, limit) in [(["-L", "a"], 50), (["-L", "--max-redirs", "3", "a"], 3), (["-L", "--max-redirs", "-1", "a"], Int.max)] {
             let options = try ArgumentParser().parse(arguments)
             let configuration = ConfigurationFactory.configuration(
-                for: options, builder: try RequestBuilder(options: options, postData: PostData(pieces: [])), tls: TLSSetup(options.tls))
+                for: options, builder: try RequestBuilder(options: options, postData: PostData(pieces: [])), tls: TLSSetup(options.tls), cookies: CookieSetup(options))
             #expect(configuration.httpMaximumRedirects == limit, "\(arguments)")
         }
 
         let fresh = try ArgumentParser().parse(["--no-sessionid", "a"])
         let freshConfiguration = ConfigurationFactory.configuration(
-            for: fresh, builder: try RequestBuilder(options: fresh, postData: PostData(pieces: [])), tls: TLSSetup(fresh.tls))
+            for: fresh, builder: try RequestBuilder(options: fresh, postData: PostData(pieces: [])), tls: TLSSetup(fresh.tls), cookies: CookieSetup(fresh))
         #expect(freshConfiguration.tlsConfiguration.resumesSessions == false)
     }
 }

@@ -1,0 +1,87 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `ferry` with credentials and cookies, as curl: `-u` sends Basic with the first request,
+/// `--digest` answers the challenge, `-f` turns a refused login into 22; `-b` reads a cookie
+/// file or sends a string, `-c` writes the jar, `-j` drops session cookies, and nothing crosses
+/// to another origin but with `--location-trusted`.
+struct EndToEndAuthCookieTests {
+    @Test func userSendsBasicWithTheFirstRequest() async throws {
+        try await HTTPBinServer.withServer { server in
+            let result = try await FerryProcess.run("-sS", "-u", "user:pass", server.url("/basic-auth/user/pass").absoluteString)
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdoutText.contains("\"authenticated\""), "\(result)")
+            #expect(server.requestCount == 1, "no round trip for a challenge")
+        }
+    }
+
+    @Test func digestAnswersTheChallenge() async throws {
+        try await HTTPBinServer.withServer { server in
+            let url = server.url("/digest-auth/auth/user/pass/SHA-256").absoluteString
+            let result = try await FerryProcess.run("-sS", "--digest", "-u", "user:pass", "-w", "%{http_code}", "-o", "/dev/null", url)
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdoutText == "200")
+            #expect(server.requestCount == 2)
+            #expect(server.receivedRequests.first?.values(of: "authorization").isEmpty == true)
+        }
+    }
+
+    @Test func aRefusedLoginIsTwentyTwoWithFail() async throws {
+        try await HTTPBinServer.withServer { server in
+            let url = server.url("/basic-auth/user/pass").absoluteString
+            let plain = try await FerryProcess.run("-sS", "-u", "user:wrong", "-w", "%{http_code}", "-o", "/dev/null", url)
+            #expect(plain.status == 0, "\(plain)")
+            #expect(plain.stdoutText == "401")
+            let failing = try await FerryProcess.run("-sSf", "-u", "user:wrong", "-o", "/dev/null", url)
+            #expect(failing.status == 22, "\(failing)")
+            // Basic was refused once: curl does not try the same credential again.
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    @Test func cookieStringsGoToTheCommandLinesURLOnly() async throws {
+        try await HTTPBinServer.withServer { other in
+            try await HTTPBinServer.withServer { server in
+                let elsewhere = "http://localhost:\(other.port)/cookies"
+                let url = server.url("/redirect-to").absoluteString + "?url=" + elsewhere
+                let result = try await FerryProcess.run("-sSL", "-b", "a=1; b=2", "-o", "/dev/null", url)
+                #expect(result.status == 0, "\(result)")
+                #expect(server.lastRequest?.values(of: "cookie") == ["a=1; b=2"])
+                #expect(other.lastRequest?.values(of: "cookie").isEmpty == true)
+                let trusted = try await FerryProcess.run("-sS", "--location-trusted", "-b", "a=1", "-u", "u:p", "-o", "/dev/null", url)
+                #expect(trusted.status == 0, "\(trusted)")
+                #expect(other.lastRequest?.values(of: "cookie") == ["a=1"], "--location-trusted lets them go along")
+                #expect(other.lastRequest?.values(of: "authorization").isEmpty == false)
+            }
+        }
+    }
+
+    @Test func theJarIsWrittenAndReadBack() async throws {
+        try await HTTPBinServer.withServer { server in
+            let directory = try TemporaryDirectory()
+            let jar = directory.path("jar.txt")
+            let set = try await FerryProcess.run("-sSL", "-c", jar, "-o", "/dev/null", server.url("/cookies/set?flavour=oat").absoluteString)
+            #expect(set.status == 0, "\(set)")
+            let text = try String(contentsOfFile: jar, encoding: .utf8)
+            #expect(text.hasPrefix("# Netscape HTTP Cookie File"), "\(text)")
+            #expect(text.contains("127.0.0.1\tFALSE\t/\tFALSE\t0\tflavour\toat"), "\(text)")
+            let read = try await FerryProcess.run("-sS", "-b", jar, server.url("/cookies").absoluteString)
+            #expect(read.status == 0, "\(read)")
+            #expect(read.stdoutText.contains("\"flavour\" : \"oat\"") || read.stdoutText.contains("\"flavour\":\"oat\""), "\(read)")
+            // -j drops the session cookie when the file is read.
+            let junk = try await FerryProcess.run("-sS", "-j", "-b", jar, server.url("/cookies").absoluteString)
+            #expect(!junk.stdoutText.contains("flavour"), "\(junk)")
+            // Without -b FILE or -c there is no cookie engine: Set-Cookie is not kept across hops.
+            let none = try await FerryProcess.run("-sSL", server.url("/cookies/set?x=1").absoluteString)
+            #expect(!none.stdoutText.contains("\"x\""), "\(none)")
+        }
+    }
+
+    @Test func aMissingCookieFileIsIgnoredAsCurlIgnoresIt() async throws {
+        try await HTTPBinServer.withServer { server in
+            let result = try await FerryProcess.run("-sS", "-b", "/nonexistent/cookies.txt", "-o", "/dev/null", server.url("/get").absoluteString)
+            #expect(result.status == 0, "\(result)")
+        }
+    }
+}

@@ -45,6 +45,7 @@ extension SessionTask: ExchangeDelegate {
         let response = NetworkResponse(
             url: request.url, status: head.status, headerFields: head.headerFields,
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)")
+        engineSide.exchangeResponse = response
         // Every response's cookies count, a redirect's and a challenge's too.
         session.storeCookies(from: head.headerFields, for: request)
         let status = head.status.code
@@ -223,7 +224,11 @@ extension SessionTask: ExchangeDelegate {
         let offset = metrics.start - first
         let fetchStart = offset == .zero ? engineSide.fetchStart
             : engineSide.fetchStart.addingTimeInterval(offset / .seconds(1))
-        engineSide.transactions.append(TransactionMetrics(metrics, fetchStart: fetchStart))
+        var transaction = TransactionMetrics(metrics, fetchStart: fetchStart)
+        transaction.request = engineSide.requestReplaced ? currentRequest : originalRequest
+        transaction.response = engineSide.exchangeResponse
+        engineSide.exchangeResponse = nil
+        engineSide.transactions.append(transaction)
         let duration = (metrics.end ?? .now()) - first
         return TaskMetrics(transactionMetrics: engineSide.transactions, redirectCount: engineSide.redirectsFollowed,
                            taskDuration: duration)

@@ -68,10 +68,9 @@ enum RedirectPolicy {
             for name in [HTTPField.Name.contentType, .contentLength, .transferEncoding, .contentEncoding] {
                 next.headerFields[name] = nil
             }
-        } else if case .stream? = request.body?.storage {
-            // A stream cannot be sent twice: the 3xx is the answer.
-            return .deliver
         }
+        // A stream body is kept: the task asks its delegate for a new stream to send (a stream
+        // cannot be read twice), or takes the 3xx as the answer.
         if !sameOrigin(request.url, target) && !configuration.redirectsKeepCredentials {
             // Credentials are for the origin they were given to (the storage's cookies are
             // chosen again for the new URL when its request is prepared).

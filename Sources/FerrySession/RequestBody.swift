@@ -37,6 +37,12 @@ public struct RequestBody: Sendable {
         RequestBody(storage: .stream(chunks, length: length))
     }
 
+    /// Whether the body is read once from a stream, so that sending it again needs a new one.
+    var isStream: Bool {
+        if case .stream = storage { return true }
+        return false
+    }
+
     /// The length when it is known without reading (memory bodies and streams that declare it).
     public var knownLength: Int64? {
         switch storage {

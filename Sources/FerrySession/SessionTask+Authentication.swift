@@ -35,9 +35,7 @@ extension SessionTask {
               let chosen = try? HTTPAuthChallenge.choose(from: challenges, allowing: schemes) else { return nil }
         let space = ProtectionSpace(challengedBy: request.url, chosen)
         engineSide.authentication.challenged(space)
-        // A body that cannot be sent again leaves the 401 as the answer; so does a server that
-        // keeps asking whatever it is told.
-        if case .stream? = request.body?.storage { return nil }
+        // A server that keeps asking whatever it is told gets its 401 delivered.
         guard engineSide.authentication.answers < TaskAuthentication.maximumAnswers else { return nil }
         let previous = engineSide.authentication.attempt(for: space)
         let isStaleRetry = chosen.isStale && previous.map { $0.staleRetries < TaskAuthentication.maximumStaleRetries } == true
@@ -48,7 +46,9 @@ extension SessionTask {
             previousFailureCount: max(0, (previous?.failures ?? 0) - (isStaleRetry ? 1 : 0)), failureResponse: response)
         let answer = ChallengeAnswer(chosen: chosen, challenge: challenge, request: request, isStaleRetry: isStaleRetry)
         guard let delegate = engineSide.delegate else {
-            guard let step = followUp(answering: answer, .performDefaultHandling, nil) else { return nil }
+            // A stream cannot be read twice, and no delegate can give a new one: the 401 is the answer.
+            guard request.body?.isStream != true,
+                  let step = followUp(answering: answer, .performDefaultHandling, nil) else { return nil }
             engineSide.followUp = step
             return .more
         }
@@ -57,7 +57,19 @@ extension SessionTask {
         toDelegate { [self] in
             delegate.session(session, task: self, didReceive: challenge) { [self] disposition, credential in
                 if disposition == .cancelAuthenticationChallenge { return cancel() }
-                resumeAfterDecision(response: response) { [self] in followUp(answering: answer, disposition, credential) }
+                let sending = disposition == .useCredential || disposition == .performDefaultHandling
+                guard sending, request.body?.isStream == true else {
+                    return resumeAfterDecision(response: response) { [self] in followUp(answering: answer, disposition, credential) }
+                }
+                // The answer needs the body again: a new stream from the delegate, or the 401 stands.
+                withReplayableBody(request, asking: delegate) { [self] ready in
+                    resumeAfterDecision(response: response) { [self] in
+                        guard let ready else { return nil }
+                        var replayed = answer
+                        replayed.request = ready
+                        return followUp(answering: replayed, disposition, credential)
+                    }
+                }
             }
         }
         return demand

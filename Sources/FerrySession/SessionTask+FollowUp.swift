@@ -1,3 +1,4 @@
+import Dispatch
 import FerryEngine
 import FerryIO
 import FoundationEssentials
@@ -43,6 +44,22 @@ extension SessionTask {
             case .none, .resumeReading, .cancelExchange, .complete:
                 break
             }
+        }
+    }
+
+    /// `request` with a body that can be sent again: a stream was read by the exchange that
+    /// ran, so the delegate is asked for a new one (URLSession's `needNewBodyStream`); nil when
+    /// it gives none (the response is then the task's). `answer` may run on any thread.
+    func withReplayableBody(_ request: NetworkRequest, asking delegate: any SessionTaskDelegate,
+                            _ answer: @escaping @Sendable (NetworkRequest?) -> Void) {
+        guard request.body?.isStream == true else { return answer(request) }
+        session.delegateQueue.async { [self] in
+            delegate.session(session, task: self, needNewBodyStream: { body in
+                guard let body else { return answer(nil) }
+                var next = request
+                next.body = body
+                answer(next)
+            })
         }
     }
 

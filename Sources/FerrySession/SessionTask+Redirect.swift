@@ -26,6 +26,8 @@ extension SessionTask {
             return .more
         case .follow(let next):
             guard let delegate = engineSide.delegate else {
+                // A stream cannot be read twice, and no delegate can give a new one.
+                if next.body?.isStream == true { return nil }
                 engineSide.followUp = .send(next, isRedirect: true)
                 return .more
             }
@@ -33,7 +35,10 @@ extension SessionTask {
             let demand = awaitDecision()
             toDelegate { [self] in
                 delegate.session(session, task: self, willPerformHTTPRedirection: response, newRequest: next) { [self] chosen in
-                    resumeAfterDecision(response: response) { chosen.map { .send($0, isRedirect: true) } }
+                    guard let chosen else { return resumeAfterDecision(response: response) { nil } }
+                    withReplayableBody(chosen, asking: delegate) { [self] ready in
+                        resumeAfterDecision(response: response) { ready.map { .send($0, isRedirect: true) } }
+                    }
                 }
             }
             return demand

@@ -65,6 +65,15 @@ public protocol SessionTaskDelegate: AnyObject, Sendable {
     func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge) async
         -> (AuthChallengeDisposition, Credential?)
 
+    /// The request must be sent again (a 307 or 308 redirect, an answer to a challenge) and
+    /// its body was a stream, which cannot be read twice: give a new body with the same bytes,
+    /// or nil to take the response (the 3xx or 401) as the task's. The default calls the
+    /// async form.
+    func session(_ session: Session, task: SessionTask, needNewBodyStream completionHandler: @escaping @Sendable (RequestBody?) -> Void)
+
+    /// A new body for the request sent again (async form). The default gives none.
+    func session(_ session: Session, needNewBodyStreamForTask task: SessionTask) async -> RequestBody?
+
     /// The task's metrics, once it completed (before ``session(_:task:didCompleteWithError:)``).
     func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics)
 
@@ -106,6 +115,15 @@ extension SessionTaskDelegate {
         -> (AuthChallengeDisposition, Credential?) {
         (.performDefaultHandling, nil)
     }
+
+    /// Asks the async form.
+    public func session(_ session: Session, task: SessionTask,
+                        needNewBodyStream completionHandler: @escaping @Sendable (RequestBody?) -> Void) {
+        Task { completionHandler(await self.session(session, needNewBodyStreamForTask: task)) }
+    }
+
+    /// Gives no new body: the response stands.
+    public func session(_ session: Session, needNewBodyStreamForTask task: SessionTask) async -> RequestBody? { nil }
 
     /// Does nothing.
     public func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {}

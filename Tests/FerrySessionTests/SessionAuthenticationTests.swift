@@ -219,7 +219,7 @@ struct SessionAuthenticationTests {
         }
     }
 
-    @Test func aStreamedBodyCannotBeSentAgainSoThe401IsTheAnswer() async throws {
+    @Test func aStreamedBodyIsSentAgainOnlyWithANewStream() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
@@ -229,6 +229,12 @@ struct SessionAuthenticationTests {
             let (_, response) = try await session.data(for: request)
             #expect(response.statusCode == 401)
             #expect(server.requestCount == 1)
+            // A delegate that gives the body again lets the answer go.
+            let giving = NewBodyDelegate(body: .stream(SessionTest.stream([Array("abc".utf8)]), length: 3))
+            request.body = .stream(SessionTest.stream([Array("abc".utf8)]), length: 3)
+            let (_, answered) = try await session.data(for: request, delegate: giving)
+            #expect(answered.statusCode == 200)
+            #expect(giving.asked == 1)
         }
     }
 

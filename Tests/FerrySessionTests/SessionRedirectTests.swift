@@ -97,6 +97,33 @@ struct SessionRedirectTests {
         }
     }
 
+    /// A stream body is read once: a 307 asks the delegate for a new one (URLSession's
+    /// `needNewBodyStream`); without one, the 307 is the answer.
+    @Test func aStreamBodyIsSentAgainOnlyWithANewStream() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            func request() -> NetworkRequest {
+                var request = NetworkRequest(url: server.url("/redirect-to?url=/anything&status_code=307"))
+                request.method = .post
+                request.body = .stream(SessionTest.stream([Array("pay".utf8), Array("load".utf8)]), length: 7)
+                return request
+            }
+            let (_, alone) = try await session.data(for: request())
+            #expect(alone.statusCode == 307, "no delegate, no new stream")
+            let refusing = NewBodyDelegate(body: nil)
+            let (_, refused) = try await session.data(for: request(), delegate: refusing)
+            #expect(refused.statusCode == 307)
+            #expect(refusing.asked == 1)
+            let giving = NewBodyDelegate(body: .stream(SessionTest.stream([Array("payload".utf8)]), length: 7))
+            let (data, followed) = try await session.data(for: request(), delegate: giving)
+            #expect(followed.statusCode == 200)
+            #expect(Self.echo(data)["data"] as? String == "payload")
+            #expect(Self.echo(data)["method"] as? String == "POST")
+            #expect(giving.asked == 1)
+        }
+    }
+
     @Test func credentialsAreNotSentToAnotherOrigin() async throws {
         try await HTTPBinServer.withServer { other in
             try await HTTPBinServer.withServer { server in
@@ -160,5 +187,22 @@ final class RedirectDeciding: SessionTaskDelegate {
         let answer = decide(request)
         // Later, from another thread, as a real decision may come.
         DispatchQueue.global().async { completionHandler(answer) }
+    }
+}
+
+/// Gives `body` when a task needs its stream body again, counting the calls.
+final class NewBodyDelegate: SessionTaskDelegate {
+    private let body: Mutex<RequestBody?>
+    private let calls = Atomic<Int>(0)
+
+    init(body: RequestBody?) {
+        self.body = Mutex(body)
+    }
+
+    var asked: Int { calls.load(ordering: .relaxed) }
+
+    func session(_ session: Session, needNewBodyStreamForTask task: SessionTask) async -> RequestBody? {
+        calls.add(1, ordering: .relaxed)
+        return body.withLock { $0 }
     }
 }

@@ -1,4 +1,5 @@
 import Ferry
+import FoundationEssentials
 
 /// curl's cookie engine for one run: `-b` files read into a ``CookieStorage``, `-b name=value`
 /// strings sent as they are, and `-c` written at the end.
@@ -43,12 +44,22 @@ struct CookieSetup: Sendable {
         configuration.httpCookieAcceptPolicy = .always
     }
 
-    /// Writes the jar (`-c`), once every transfer ended. curl writes nothing when it knows no
-    /// cookie, and a jar it cannot write is a warning, not a failed run.
+    /// Writes the jar (`-c`), once every transfer ended, even without a cookie (curl 7.88
+    /// writes its header lines then). A jar that cannot be written is a warning, not a failed
+    /// run; a path that is not a regular file (`/dev/null`) is written to in place.
     func saveJar(console: Console) {
-        guard let jarPath, let storage, !storage.cookies.isEmpty else { return }
+        guard let jarPath, let storage else { return }
         if jarPath == "-" {
             _ = console.writeOut(storage.netscapeCookieFileText())
+            return
+        }
+        if let kind = try? FileManager.default.attributesOfItem(atPath: jarPath)[.type] as? FileAttributeType,
+           kind != .typeRegular {
+            do {
+                try Data(storage.netscapeCookieFileText().utf8).write(to: URL(fileURLWithPath: jarPath))
+            } catch {
+                console.writeErrorLines(["Warning: Failed to save cookies in \(jarPath): \(error)"])
+            }
             return
         }
         do throws(CookieFileError) {

@@ -21,6 +21,8 @@ struct RequestBuilder: Sendable {
     private let credential: (user: String, password: String, preemptive: Bool)?
     /// `-b name=value` cookies, sent to the command line's URLs.
     private let cookieString: String?
+    /// Whether credentials go as Basic with the first request (`--basic`, the default).
+    private let basicUpFront: Bool
 
     /// Plans the requests.
     /// - Throws: ``UsageError`` when the options ask for two methods (`-I` with `-d`), as curl.
@@ -52,6 +54,7 @@ struct RequestBuilder: Sendable {
         // curl's --json sets Accept even with -G, as the reply format is what it is about.
         if postData.isJSON { implicit.append(("Accept", "application/json")) }
         implicitFields = implicit
+        basicUpFront = options.authScheme == .basic
         credential = options.user.map { text in
             // curl splits at the first colon; without one it would prompt, ferry sends "".
             let colon = text.firstIndex(of: ":")
@@ -92,12 +95,11 @@ struct RequestBuilder: Sendable {
         var request = NetworkRequest(url: url, method: method, body: body.map { .bytes($0) })
         request.maximumResponseBodySize = maximumBodySize
         let named = Set(headers.map(\.canonicalName))
-        if let credential {
-            request.credential = Credential(user: credential.user, password: credential.password, persistence: .none)
-            // A -H Authorization is the user's own answer: curl sends it instead.
-            if credential.preemptive && !named.contains("authorization") {
-                try request.setBasicAuthorization(user: credential.user, password: credential.password)
-            }
+        // -u, or else the URL's user information, as curl reads them; a -H Authorization is
+        // the user's own answer, which curl sends instead of either.
+        if let given = credential ?? userInformation(of: url), !named.contains("authorization") {
+            request.credential = Credential(user: given.user, password: given.password, persistence: .none)
+            if given.preemptive { try request.setBasicAuthorization(user: given.user, password: given.password) }
         }
         if let cookieString { try request.setValue(cookieString, forHTTPHeaderField: "Cookie") }
         for header in headers {
@@ -112,6 +114,13 @@ struct RequestBuilder: Sendable {
             try request.setValue(field.value, forHTTPHeaderField: field.name)
         }
         return request
+    }
+
+    /// curl sends a URL's `user:password@` as it sends `-u` (Basic up front unless `--digest`
+    /// or `--anyauth` asked to wait for the challenge).
+    private func userInformation(of url: URL) -> (user: String, password: String, preemptive: Bool)? {
+        guard let user = url.user(percentEncoded: false), !user.isEmpty else { return nil }
+        return (user, url.password(percentEncoded: false) ?? "", basicUpFront)
     }
 
     /// Parses a command-line URL: no scheme means `http://` and an empty path means `/`, as curl.
@@ -151,7 +160,7 @@ struct RequestBuilder: Sendable {
     /// the scheme and authority are left to the URL parser.
     private static func escapingTail(of text: String, hasScheme: Bool) -> String {
         var authorityStart = text.startIndex
-        if hasScheme, let separator = text.range(of: "://") { authorityStart = separator.upperBound }
+        if hasScheme, let separator = text.firstRange(of: "://") { authorityStart = separator.upperBound }
         guard let tailStart = text[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }),
               let encoded = QueryEncoder.encodeURLTail(text[tailStart...]) else { return text }
         return String(text[..<tailStart]) + encoded

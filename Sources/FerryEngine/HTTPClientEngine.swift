@@ -50,9 +50,12 @@ package final class HTTPClientEngine: Sendable {
     }
 
     /// Runs one exchange. Delegate methods are called on the exchange's loop thread.
+    /// - Parameter handleReady: Given the handle on the calling thread before the exchange can
+    ///   start, so a caller that keeps it has it before the first delegate call needs it.
     /// - Returns: A handle to cancel the exchange or resume a paused body.
     /// After ``shutdown()`` the delegate fails at once, on the calling thread, as cancelled.
-    package func execute(_ request: ExchangeRequest, delegate: any ExchangeDelegate & Sendable) -> ExchangeHandle {
+    package func execute(_ request: ExchangeRequest, delegate: any ExchangeDelegate & Sendable,
+                         handleReady: (ExchangeHandle) -> Void = { _ in }) -> ExchangeHandle {
         guard !isShutDown.load(ordering: .acquiring) else {
             delegate.exchangeDidFail(EngineError(.cancelled), metrics: ExchangeMetrics(start: .now()))
             return ExchangeHandle(loop: nil)
@@ -66,6 +69,7 @@ package final class HTTPClientEngine: Sendable {
             return ExchangeHandle(loop: nil)
         }
         let handle = ExchangeHandle(loop: loop)
+        handleReady(handle)
         let accepted = loop.execute {
             let exchange = Exchange(request: request, delegate: delegate, pool: pool.value, loop: loop)
             handle.attach(exchange)

@@ -59,9 +59,14 @@ public final class CookieStorage: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Set once a cookie was stored (cleared by ``removeAll()``): until then a request reads
+    /// this flag and nothing else, not even the lock every session's loops share.
+    private let mayHoldCookies = Atomic<Bool>(false)
     private let now: @Sendable () -> Date
-    /// The list Domain attributes are checked against.
-    let publicSuffixes: PublicSuffixList
+    private let publicSuffixList: @Sendable () -> PublicSuffixList
+    /// The list Domain attributes are checked against, loaded when a cookie first needs it
+    /// (a process that handles none never reads it).
+    var publicSuffixes: PublicSuffixList { publicSuffixList() }
 
     /// An empty jar that accepts every cookie, on the system clock.
     public convenience init() {
@@ -69,9 +74,10 @@ public final class CookieStorage: Sendable {
     }
 
     /// An empty jar on the clock `now` (tests), checking domains against `publicSuffixes`.
-    package init(now: @escaping @Sendable () -> Date, publicSuffixes: PublicSuffixList = .system) {
+    package init(now: @escaping @Sendable () -> Date,
+                 publicSuffixes: @autoclosure @escaping @Sendable () -> PublicSuffixList = .system) {
         self.now = now
-        self.publicSuffixes = publicSuffixes
+        self.publicSuffixList = publicSuffixes
     }
 
     private static func emptyJar() -> CookieJar {
@@ -113,6 +119,7 @@ public final class CookieStorage: Sendable {
             for (cookie, bucket) in accepted {
                 _ = state.jar.insert(cookie, bucket: bucket, fromSecureRequest: request.isSecure, now: now)
             }
+            mayHoldCookies.store(true, ordering: .releasing)
         }
     }
 
@@ -120,6 +127,7 @@ public final class CookieStorage: Sendable {
     /// paths first, then older cookies; nil when no cookie applies. The cookies sent count as
     /// accessed now (eviction spares them longest).
     public func cookieHeaderValue(for url: URL) -> String? {
+        guard mayHoldCookies.load(ordering: .acquiring) else { return nil }
         let cookies = state.withLock { state -> [Cookie] in
             // The common case, a jar with nothing in it, stops here.
             guard !state.jar.isEmpty, let request = CookieRequest(url: url) else { return [] }
@@ -207,7 +215,10 @@ public final class CookieStorage: Sendable {
 
     /// Removes every cookie.
     public func removeAll() {
-        state.withLock { $0.jar = Self.emptyJar() }
+        state.withLock {
+            $0.jar = Self.emptyJar()
+            mayHoldCookies.store(false, ordering: .releasing)
+        }
     }
 
     // MARK: - Shared with the cookie file code
@@ -225,6 +236,7 @@ public final class CookieStorage: Sendable {
             for (cookie, bucket) in accepted {
                 _ = state.jar.insert(cookie, bucket: bucket, fromSecureRequest: fromSecureRequest, now: now)
             }
+            mayHoldCookies.store(true, ordering: .releasing)
         }
     }
 

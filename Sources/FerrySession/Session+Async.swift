@@ -90,7 +90,7 @@ extension Session {
     /// - Returns: Nil when `url` cannot be requested (not http or https, no host) or the
     ///   session's engine could not start; `withTaskExecutorPreference(nil)` then runs as usual.
     public func taskExecutor(for url: URL) -> (any TaskExecutor)? {
-        guard let (exchange, engine) = try? prepare(NetworkRequest(url: url), priority: 0) else { return nil }
-        return engine.taskExecutor(for: exchange.key)
+        guard let (key, engine) = route(of: url) else { return nil }
+        return engine.taskExecutor(for: key)
     }
 }

@@ -10,10 +10,18 @@ import HTTPTypes
 
 extension Session {
     /// Adds the storage's cookies and an accepted Basic answer to the fields `request` sends.
-    func addHTTPState(to fields: inout HTTPFields, for request: NetworkRequest) {
-        if let authorization = preemptiveAuthentication.authorization(for: request.url), fields[.authorization] == nil {
-            fields[.authorization] = authorization
+    /// - Returns: The Basic answer added, if any.
+    func addHTTPState(to fields: inout HTTPFields, for request: NetworkRequest) -> PreemptiveAuthentication.Answer? {
+        var upFront: PreemptiveAuthentication.Answer?
+        if let answer = preemptiveAuthentication.answer(for: request), fields[.authorization] == nil {
+            fields[.authorization] = answer.authorization
+            upFront = answer
         }
+        addCookies(to: &fields, for: request)
+        return upFront
+    }
+
+    private func addCookies(to fields: inout HTTPFields, for request: NetworkRequest) {
         guard request.httpShouldHandleCookies, configuration.httpShouldSetCookies,
               let storage = configuration.httpCookieStorage,
               let cookies = storage.cookieHeaderValue(for: request.url) else { return }

@@ -214,11 +214,21 @@ public final class Session: Sendable {
         delegateQueue.async { [self] in delegate.session(self, didBecomeInvalidWithError: nil) }
     }
 
-    /// The engine's form of `request` (waiting for a connection with `priority`), and the
-    /// engine to run it.
-    func prepare(_ request: NetworkRequest, priority: Float) throws(NetworkError) -> (ExchangeRequest, HTTPClientEngine) {
+    /// The pool key and engine that would run a request for `url` (nothing is prepared: no
+    /// cookie or credential is looked at); nil when it cannot run.
+    func route(of url: URL) -> (PoolKey, HTTPClientEngine)? {
+        guard case .success(let engine) = engine,
+              let exchange = try? RequestPreparation.exchangeRequest(for: NetworkRequest(url: url), configuration: configuration)
+        else { return nil }
+        return (exchange.key, engine)
+    }
+
+    /// The engine's form of `request` (waiting for a connection with `priority`), with the session's cookies and any Basic answer it sends up
+    /// front (returned, so the task counts it as tried), and the engine to run it on.
+    func prepare(_ request: NetworkRequest, priority: Float) throws(NetworkError)
+        -> (ExchangeRequest, HTTPClientEngine, PreemptiveAuthentication.Answer?) {
         var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration)
-        addHTTPState(to: &exchange.head.headerFields, for: request)
+        let upFront = addHTTPState(to: &exchange.head.headerFields, for: request)
         exchange.priority = priority
         if exchange.key.scheme == "https" {
             switch tls.context {
@@ -230,7 +240,7 @@ public final class Session: Sendable {
         }
         switch engine {
         case .success(let engine):
-            return (exchange, engine)
+            return (exchange, engine, upFront)
         case .failure(let error):
             throw NetworkError(SessionFailure.engineUnavailable(error), url: request.url)
         }

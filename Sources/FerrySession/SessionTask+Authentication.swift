@@ -1,3 +1,4 @@
+import Dispatch
 import FerryEngine
 import FerryWire
 import FoundationEssentials
@@ -34,27 +35,30 @@ extension SessionTask {
         guard !challenges.isEmpty, let schemes = HTTPAuthSchemeChoice(configuration.httpAuthenticationMethods),
               let chosen = try? HTTPAuthChallenge.choose(from: challenges, allowing: schemes) else { return nil }
         let space = ProtectionSpace(challengedBy: request.url, chosen)
-        engineSide.authentication.challenged(space)
+        // A Basic answer sent up front that earned this 401 is forgotten, and counts as tried.
+        if let upFront = engineSide.authentication.sentUpFront { session.preemptiveAuthentication.forget(upFront.authorization) }
+        let counted = engineSide.authentication.challenged(space)
         // A server that keeps asking whatever it is told gets its 401 delivered.
         guard engineSide.authentication.answers < TaskAuthentication.maximumAnswers else { return nil }
         let previous = engineSide.authentication.attempt(for: space)
-        let isStaleRetry = chosen.isStale && previous.map { $0.staleRetries < TaskAuthentication.maximumStaleRetries } == true
-        let proposed = previous?.credential ?? request.credential ?? Self.userInformation(of: request.url)
-            ?? configuration.urlCredentialStorage?.defaultCredential(for: space)
-        let challenge = AuthenticationChallenge(
-            protectionSpace: space, proposedCredential: proposed,
-            previousFailureCount: max(0, (previous?.failures ?? 0) - (isStaleRetry ? 1 : 0)), failureResponse: response)
-        let answer = ChallengeAnswer(chosen: chosen, challenge: challenge, request: request, isStaleRetry: isStaleRetry)
-        guard let delegate = engineSide.delegate else {
-            // A stream cannot be read twice, and no delegate can give a new one: the 401 is the answer.
-            guard request.body?.isStream != true,
-                  let step = followUp(answering: answer, .performDefaultHandling, nil) else { return nil }
-            engineSide.followUp = step
-            return .more
-        }
-        // Nothing of the body is read while the delegate decides.
+        let isStaleRetry = counted && chosen.isStale
+            && previous.map { $0.staleRetries < TaskAuthentication.maximumStaleRetries } == true
+        let failures = max(0, (previous?.failures ?? 0) - (isStaleRetry ? 1 : 0))
+        let delegate = engineSide.delegate
+        // A stream cannot be read twice, and without a delegate nothing gives a new one.
+        if delegate == nil && request.body?.isStream == true { return nil }
+        // Nothing of the body is read while the answer is chosen, off the loop: the credential
+        // storage may read its file, and the delegate's code never runs here.
         let demand = awaitDecision()
         toDelegate { [self] in
+            let proposed = previous?.credential ?? request.credential ?? Self.userInformation(of: request.url)
+                ?? configuration.urlCredentialStorage?.defaultCredential(for: space)
+            let challenge = AuthenticationChallenge(protectionSpace: space, proposedCredential: proposed,
+                                                    previousFailureCount: failures, failureResponse: response)
+            let answer = ChallengeAnswer(chosen: chosen, challenge: challenge, request: request, isStaleRetry: isStaleRetry)
+            guard let delegate else {
+                return resumeAfterDecision(response: response) { [self] in followUp(answering: answer, .performDefaultHandling, nil) }
+            }
             delegate.session(session, task: self, didReceive: challenge) { [self] disposition, credential in
                 if disposition == .cancelAuthenticationChallenge { return cancel() }
                 let sending = disposition == .useCredential || disposition == .performDefaultHandling
@@ -114,18 +118,22 @@ extension SessionTask {
         return .send(next, isRedirect: false)
     }
 
-    /// The response to an answered challenge was not another 401: the credential worked. It is
-    /// kept in the credential storage (unless its persistence is `.none`), and a Basic answer
-    /// goes with later requests to the same place before they are challenged (RFC 7617 §2.2).
-    func authenticationSucceeded(for request: NetworkRequest) {
-        guard let attempt = engineSide.authentication.succeeded() else { return }
+    /// The response to an answered challenge came; below 400, the credential worked. It is
+    /// kept in the credential storage (unless its persistence is `.none`; off the loop, as
+    /// the storage may write its file), and a Basic answer from such a credential goes with
+    /// later requests to the same place before they are challenged (RFC 7617 §2.2).
+    func authenticationAnswered(status: Int, for request: NetworkRequest) {
+        guard let attempt = engineSide.authentication.answered(status: status) else { return }
         let credential = attempt.credential
-        if credential.persistence != .none, let storage = session.configuration.urlCredentialStorage {
-            storage.set(credential, for: attempt.space)
-            if storage.defaultCredential(for: attempt.space) == nil { storage.setDefaultCredential(credential, for: attempt.space) }
+        guard credential.persistence != .none else { return }
+        if let storage = session.configuration.urlCredentialStorage {
+            session.delegateQueue.async {
+                storage.set(credential, for: attempt.space)
+                if storage.defaultCredential(for: attempt.space) == nil { storage.setDefaultCredential(credential, for: attempt.space) }
+            }
         }
         if attempt.space.authenticationMethod == .httpBasic, let value = request.headerFields[.authorization] {
-            session.preemptiveAuthentication.remember(value, for: request.url)
+            session.preemptiveAuthentication.remember(value, for: request.url, space: attempt.space, credential: credential)
         }
     }
 

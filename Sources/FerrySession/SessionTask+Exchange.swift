@@ -49,7 +49,7 @@ extension SessionTask: ExchangeDelegate {
         // Every response's cookies count, a redirect's and a challenge's too.
         session.storeCookies(from: head.headerFields, for: request)
         let status = head.status.code
-        if status != 401, engineSide.authentication.awaitsVerdict { authenticationSucceeded(for: request) }
+        if status != 401, engineSide.authentication.awaitsVerdict { authenticationAnswered(status: status, for: request) }
         if RedirectPolicy.isRedirect(status), let demand = handleRedirect(head, response: response, request: request) {
             return demand
         }
@@ -226,6 +226,8 @@ extension SessionTask: ExchangeDelegate {
             : engineSide.fetchStart.addingTimeInterval(offset / .seconds(1))
         var transaction = TransactionMetrics(metrics, fetchStart: fetchStart)
         transaction.request = engineSide.requestReplaced ? currentRequest : originalRequest
+        // Metrics get logged: the credential stays out of them.
+        if transaction.request?.credential != nil { transaction.request?.credential = nil }
         transaction.response = engineSide.exchangeResponse
         engineSide.exchangeResponse = nil
         engineSide.transactions.append(transaction)

@@ -24,8 +24,11 @@ extension SessionTask {
         engineSide.followUp = nil
         switch step {
         case .asking:
-            exchangeEnded(.failure(NetworkError(EngineError(.internalInconsistency("ended while the delegate decided")),
-                                                url: originalRequest.url)), metrics: taskMetrics)
+            // The body ran out while the delegate decided: a task cancelled meanwhile ends so.
+            let cancelled = core.withLock { $0.machine.publicState == .canceling }
+            let error = cancelled ? NetworkError(SessionFailure.cancelled, url: originalRequest.url)
+                : NetworkError(EngineError(.internalInconsistency("ended while the delegate decided")), url: originalRequest.url)
+            exchangeEnded(.failure(error), metrics: taskMetrics)
         case .fail(let error):
             exchangeEnded(.failure(error), metrics: taskMetrics)
         case .send(let next, let isRedirect):

@@ -192,16 +192,21 @@ public class SessionTask: @unchecked Sendable {
     func startExchange(_ request: NetworkRequest, priority: Float? = nil) {
         let priority = priority ?? core.withLock { $0.priority }
         do throws(NetworkError) {
-            let (exchange, engine) = try session.prepare(request, priority: priority)
+            let (exchange, engine, upFront) = try session.prepare(request, priority: priority)
+            if let upFront { engineSide.authentication.sendingUpFront(upFront) }
             // Cancelled meanwhile: the exchange must not start (a fast one could finish, and
             // send what the caller no longer wants, before the cancellation reached it).
             if core.withLock({ $0.machine.publicState == .canceling }) {
                 return exchangeEnded(.failure(NetworkError(SessionFailure.cancelled, url: request.url)), metrics: nil)
             }
-            let handle = engine.execute(exchange, delegate: self)
-            let cancelNow = core.withLock { core -> Bool in
-                core.handle = handle
-                return core.machine.publicState == .canceling
+            // The handle is kept before the exchange can start: a decision about its response
+            // (a delegate's, from any thread) finds it however fast the response came.
+            var cancelNow = false
+            let handle = engine.execute(exchange, delegate: self) { handle in
+                cancelNow = core.withLock { core -> Bool in
+                    core.handle = handle
+                    return core.machine.publicState == .canceling
+                }
             }
             // `cancel()` ran while the exchange was being handed to the engine.
             if cancelNow { handle.cancel() }

@@ -24,6 +24,9 @@ struct TaskAuthentication {
     private(set) var pending: ProtectionSpace?
     /// Answers sent so far.
     private(set) var answers = 0
+    /// The Basic answer the session sent with the running request before any challenge
+    /// (``PreemptiveAuthentication``), if it did.
+    private(set) var sentUpFront: PreemptiveAuthentication.Answer?
 
     /// Whether the running exchange's request carries an answer whose verdict is awaited.
     var awaitsVerdict: Bool { pending != nil }
@@ -33,11 +36,27 @@ struct TaskAuthentication {
         attempts.first { $0.space == space }
     }
 
+    /// The session sends `answer` with the next request, before any challenge: it counts as
+    /// this task's attempt for its space (so a refusal is not answered with the same again).
+    mutating func sendingUpFront(_ answer: PreemptiveAuthentication.Answer) {
+        sentUpFront = answer
+        pending = answer.space
+        if !attempts.contains(where: { $0.space == answer.space }) {
+            attempts.append(Attempt(space: answer.space, credential: answer.credential, failures: 0, staleRetries: 0))
+        }
+    }
+
     /// A challenge for `space` arrived: if the running request answered it, that answer failed.
-    mutating func challenged(_ space: ProtectionSpace) {
-        guard pending == space, let index = attempts.firstIndex(where: { $0.space == space }) else { return }
+    /// - Returns: Whether a failure was counted.
+    mutating func challenged(_ space: ProtectionSpace) -> Bool {
+        sentUpFront = nil
+        guard pending == space, let index = attempts.firstIndex(where: { $0.space == space }) else {
+            pending = nil
+            return false
+        }
         attempts[index].failures += 1
         pending = nil
+        return true
     }
 
     /// `credential` is about to answer `space`; `stale` when only the nonce was refused.
@@ -55,11 +74,16 @@ struct TaskAuthentication {
         }
     }
 
-    /// The response to the answered request was not a challenge: the credential worked.
-    /// - Returns: The space and credential that worked.
-    mutating func succeeded() -> Attempt? {
-        guard let space = pending else { return nil }
-        pending = nil
+    /// The response to the answered request came: for a status below 400, the credential
+    /// worked.
+    /// - Returns: The space and credential that worked, unless the session sent the answer
+    ///   up front (it knew it worked already) or the status is an error.
+    mutating func answered(status: Int) -> Attempt? {
+        defer {
+            pending = nil
+            sentUpFront = nil
+        }
+        guard let space = pending, sentUpFront == nil, status < 400 else { return nil }
         return attempt(for: space)
     }
 }

@@ -16,6 +16,27 @@ struct EndToEndAuthCookieTests {
         }
     }
 
+    @Test func theURLsUserInformationIsSentAsUserIs() async throws {
+        try await HTTPBinServer.withServer { server in
+            let url = "http://user:pass@127.0.0.1:\(server.port)/basic-auth/user/pass"
+            let result = try await FerryProcess.run("-sS", "-o", "/dev/null", "-w", "%{http_code}", url)
+            #expect(result.stdoutText == "200", "\(result)")
+            #expect(server.requestCount == 1, "Basic up front, as curl sends it")
+        }
+    }
+
+    @Test func aJarIsWrittenEvenEmptyAndDevNullTakesIt() async throws {
+        try await HTTPBinServer.withServer { server in
+            let directory = try TemporaryDirectory()
+            let jar = directory.path("empty.txt")
+            let result = try await FerryProcess.run("-sS", "-c", jar, "-o", "/dev/null", server.url("/get").absoluteString)
+            #expect(result.status == 0, "\(result)")
+            #expect(try String(contentsOfFile: jar, encoding: .utf8).hasPrefix("# Netscape HTTP Cookie File"))
+            let null = try await FerryProcess.run("-sS", "-c", "/dev/null", "-o", "/dev/null", server.url("/cookies/set?a=1").absoluteString)
+            #expect(null.status == 0 && null.stderr.isEmpty, "\(null)")
+        }
+    }
+
     @Test func digestAnswersTheChallenge() async throws {
         try await HTTPBinServer.withServer { server in
             let url = server.url("/digest-auth/auth/user/pass/SHA-256").absoluteString

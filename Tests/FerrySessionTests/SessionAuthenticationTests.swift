@@ -150,6 +150,7 @@ struct SessionAuthenticationTests {
             defer { session.invalidateAndCancel() }
             let kept = Credential(user: "user", password: "pass", persistence: .forSession)
             _ = try await session.data(for: Self.request(server.url("/basic-auth/user/pass"), credential: kept))
+            await Self.drain(session)
             let space = ProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: "Fake Realm",
                                         authenticationMethod: .httpBasic)
             #expect(storage.defaultCredential(for: space)?.user == "user")
@@ -163,6 +164,57 @@ struct SessionAuthenticationTests {
             // Elsewhere on the server, nothing is sent unasked.
             _ = try await session.data(for: NetworkRequest(url: server.url("/headers")))
             #expect(server.lastRequest?.values(of: "authorization").isEmpty == true)
+        }
+    }
+
+    /// The storage is written off the loop, on the delegate queue: wait for it.
+    static func drain(_ session: Session) async {
+        await withCheckedContinuation { done in session.delegateQueue.async { done.resume() } }
+    }
+
+    @Test func anAnswerSentUpFrontIsForOneCredentialOnly() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let url = server.url("/basic-auth/alice/pw")
+            let alice = Credential(user: "alice", password: "pw", persistence: .forSession)
+            _ = try await session.data(for: Self.request(url, credential: alice))
+            server.resetCounters()
+            // Bob's request to the same place must not go out as Alice.
+            let bob = Credential(user: "bob", password: "b", persistence: .forSession)
+            let (_, response) = try await session.data(for: Self.request(url, credential: bob))
+            #expect(response.statusCode == 401)
+            #expect(server.receivedRequests.first?.values(of: "authorization").isEmpty == true)
+            // A credential only for this request (.none) is not remembered either.
+            let quiet = Session(configuration: SessionTest.configuration())
+            defer { quiet.invalidateAndCancel() }
+            _ = try await quiet.data(for: Self.request(url, credential: Credential(user: "alice", password: "pw", persistence: .none)))
+            server.resetCounters()
+            let (_, unasked) = try await quiet.data(for: NetworkRequest(url: url))
+            #expect(unasked.statusCode == 401)
+            #expect(server.receivedRequests.first?.values(of: "authorization").isEmpty == true)
+        }
+    }
+
+    @Test func anAnswerSentUpFrontThatIsRefusedIsForgottenAndNotSentAgain() async throws {
+        try await HTTPBinServer.withServer { server in
+            let storage = CredentialStorage(fileURL: nil)
+            let session = Session(configuration: SessionTest.configuration { $0.urlCredentialStorage = storage })
+            defer { session.invalidateAndCancel() }
+            let old = Credential(user: "alice", password: "pw", persistence: .forSession)
+            _ = try await session.data(for: Self.request(server.url("/basic-auth/alice/pw"), credential: old))
+            await Self.drain(session)
+            server.resetCounters()
+            // Same directory, another password now: the old answer goes up front, is refused,
+            // and the same credential (the storage's default) is not sent a second time.
+            let (_, refused) = try await session.data(for: NetworkRequest(url: server.url("/basic-auth/alice/new")))
+            #expect(refused.statusCode == 401)
+            #expect(server.requestCount == 1)
+            server.resetCounters()
+            // Forgotten: the next request waits for the challenge, then the storage answers.
+            let (_, response) = try await session.data(for: NetworkRequest(url: server.url("/basic-auth/alice/pw")))
+            #expect(response.statusCode == 200)
+            #expect(server.requestCount == 2)
         }
     }
 

@@ -2,6 +2,7 @@ import CFerryShims
 import CZlib
 @testable import FerryEngine
 import Testing
+import TestSupport
 
 // MARK: - Fixtures made with zlib itself
 
@@ -51,17 +52,6 @@ func compress(_ chunk: [UInt8], repeats: Int = 1, _ wrapper: Wrapper, level: Int
     return result
 }
 
-/// A deterministic generator, so "random" slicing is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// About 200 KB of text-like bytes: compressible, but not trivially, and larger than one
 /// output buffer so the decoder must drain zlib several times per input.

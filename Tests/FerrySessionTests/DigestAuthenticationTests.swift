@@ -1,6 +1,7 @@
 // Digest (RFC 7616) and Basic (RFC 7617) answers, pure: the RFCs' own examples byte for byte,
 // the -sess, legacy and userhash variants, quoting, nc, and every refusal.
 import Testing
+import TestSupport
 
 @testable import FerrySession
 @testable import FerryTLS
@@ -153,8 +154,8 @@ struct DigestAuthenticationTests {
 
     @Test("client nonces: 32 hex digits from the injected generator")
     func clientNonce() {
-        var generator = SplitMix(seed: 42)
-        var same = SplitMix(seed: 42)
+        var generator = SplitMix64(state: 42)
+        var same = SplitMix64(state: 42)
         let first = DigestChallenge.makeClientNonce(using: &generator)
         #expect(first.count == 32)
         #expect(first.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
@@ -235,18 +236,5 @@ struct BasicAuthenticationTests {
         #expect(throws: AuthenticationFailure.invalidCharacter("Basic password")) {
             try BasicAuthentication.authorization(user: "a", password: "p\u{85}")
         }
-    }
-}
-
-/// A seeded generator (SplitMix64), so client nonces in tests are reproducible.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

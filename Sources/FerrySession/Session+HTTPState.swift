@@ -29,12 +29,21 @@ extension Session {
         fields.append(HTTPField(name: .cookie, value: cookies))
     }
 
-    /// Keeps the cookies a response to `request` sets, as the configuration and the request allow.
-    func storeCookies(from fields: HTTPFields, for request: NetworkRequest) {
+    /// The `Set-Cookie` values of a response head; nil, without allocating, when it has none
+    /// (a name compare per field: the common response pays no more).
+    static func setCookieValues(in fields: HTTPFields) -> [String]? {
+        var values: [String]?
+        for field in fields where field.name.canonicalName == "set-cookie" {
+            if values == nil { values = [field.value] } else { values?.append(field.value) }
+        }
+        return values
+    }
+
+    /// Keeps the cookies (`Set-Cookie` values) a response to `request` sets, as the
+    /// configuration and the request allow.
+    func storeCookies(_ values: [String], for request: NetworkRequest) {
         guard request.httpShouldHandleCookies, configuration.httpShouldSetCookies,
               let storage = configuration.httpCookieStorage else { return }
-        let values = fields[values: .setCookie]
-        guard !values.isEmpty else { return }
         let mainDocumentURL: URL?
         switch configuration.httpCookieAcceptPolicy {
         case .never: return

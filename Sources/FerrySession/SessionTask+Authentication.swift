@@ -36,7 +36,7 @@ extension SessionTask {
               let chosen = try? HTTPAuthChallenge.choose(from: challenges, allowing: schemes) else { return nil }
         let space = ProtectionSpace(challengedBy: request.url, chosen)
         // A Basic answer sent up front that earned this 401 is forgotten, and counts as tried.
-        if let upFront = engineSide.authentication.sentUpFront { session.preemptiveAuthentication.forget(upFront.authorization) }
+        if let upFront = engineSide.authentication.sentUpFront { session.preemptiveAuthentication.forget(upFront) }
         let counted = engineSide.authentication.challenged(space)
         // A server that keeps asking whatever it is told gets its 401 delivered.
         guard engineSide.authentication.answers < TaskAuthentication.maximumAnswers else { return nil }

@@ -39,21 +39,27 @@ extension SessionTask: ExchangeDelegate {
     }
 
     package func exchangeDidReceiveHead(_ head: ResponseHead) -> BodyDemand {
-        // The original request unless a follow-up replaced it (no lock, no copy of the
-        // request in the common case).
-        let request = engineSide.requestReplaced ? currentRequest : originalRequest
+        // The original request unless a follow-up replaced it: no lock, and no copy of the
+        // request unless a rule below needs it.
+        let replaced = engineSide.requestReplaced
+        let url = replaced ? currentRequest.url : originalRequest.url
         let response = NetworkResponse(
-            url: request.url, status: head.status, headerFields: head.headerFields,
+            url: url, status: head.status, headerFields: head.headerFields,
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)")
-        engineSide.exchangeResponse = response
-        // Every response's cookies count, a redirect's and a challenge's too.
-        session.storeCookies(from: head.headerFields, for: request)
         let status = head.status.code
-        if status != 401, engineSide.authentication.awaitsVerdict { authenticationAnswered(status: status, for: request) }
-        if RedirectPolicy.isRedirect(status), let demand = handleRedirect(head, response: response, request: request) {
+        engineSide.exchangeStatus = status
+        // Every response's cookies count, a redirect's and a challenge's too.
+        if let cookies = Session.setCookieValues(in: head.headerFields) {
+            session.storeCookies(cookies, for: replaced ? currentRequest : originalRequest)
+        }
+        if status != 401, engineSide.authentication.awaitsVerdict {
+            authenticationAnswered(status: status, for: replaced ? currentRequest : originalRequest)
+        }
+        if RedirectPolicy.isRedirect(status),
+           let demand = handleRedirect(head, response: response, request: replaced ? currentRequest : originalRequest) {
             return demand
         }
-        if status == 401, let demand = handleChallenge(head, response: response, request: request) {
+        if status == 401, let demand = handleChallenge(head, response: response, request: replaced ? currentRequest : originalRequest) {
             return demand
         }
         switch deliverHead(response) {
@@ -225,11 +231,9 @@ extension SessionTask: ExchangeDelegate {
         let fetchStart = offset == .zero ? engineSide.fetchStart
             : engineSide.fetchStart.addingTimeInterval(offset / .seconds(1))
         var transaction = TransactionMetrics(metrics, fetchStart: fetchStart)
-        transaction.request = engineSide.requestReplaced ? currentRequest : originalRequest
-        // Metrics get logged: the credential stays out of them.
-        if transaction.request?.credential != nil { transaction.request?.credential = nil }
-        transaction.response = engineSide.exchangeResponse
-        engineSide.exchangeResponse = nil
+        transaction.url = engineSide.requestReplaced ? currentRequest.url : originalRequest.url
+        transaction.statusCode = engineSide.exchangeStatus
+        engineSide.exchangeStatus = nil
         engineSide.transactions.append(transaction)
         let duration = (metrics.end ?? .now()) - first
         return TaskMetrics(transactionMetrics: engineSide.transactions, redirectCount: engineSide.redirectsFollowed,

@@ -1,7 +1,7 @@
 /// What one task remembers of HTTP authentication (RFC 9110 §11): each protection space it
 /// answered, with which credential and how often that failed, and the answer whose verdict
 /// (the next response) is still awaited. Confined to the exchange's loop thread, as the rest
-/// of ``TaskEngineSide``.
+/// of ``TaskEngineSide``, and small: a task that never authenticates carries three words.
 struct TaskAuthentication {
     /// One protection space this task answered.
     struct Attempt {
@@ -12,6 +12,8 @@ struct TaskAuthentication {
         var failures: Int
         /// Retries after a Digest `stale=true`, which refuse the nonce, not the credential.
         var staleRetries: Int
+        /// The session sent this answer up front (``PreemptiveAuthentication``), not the task.
+        var upFront: String?
     }
 
     /// Most answers to challenges one task sends, whatever the server says: no loop.
@@ -20,16 +22,16 @@ struct TaskAuthentication {
     static let maximumStaleRetries = 2
 
     private(set) var attempts: [Attempt] = []
-    /// The space answered by the running exchange's request, until its response arrives.
-    private(set) var pending: ProtectionSpace?
+    /// The attempt the running exchange's request carries, until its response arrives.
+    private var pending: Int?
     /// Answers sent so far.
     private(set) var answers = 0
-    /// The Basic answer the session sent with the running request before any challenge
-    /// (``PreemptiveAuthentication``), if it did.
-    private(set) var sentUpFront: PreemptiveAuthentication.Answer?
 
     /// Whether the running exchange's request carries an answer whose verdict is awaited.
     var awaitsVerdict: Bool { pending != nil }
+
+    /// The `Authorization` value the session sent up front with the running request, if any.
+    var sentUpFront: String? { pending.flatMap { attempts[$0].upFront } }
 
     /// What this task tried for `space`, if anything.
     func attempt(for space: ProtectionSpace) -> Attempt? {
@@ -39,38 +41,40 @@ struct TaskAuthentication {
     /// The session sends `answer` with the next request, before any challenge: it counts as
     /// this task's attempt for its space (so a refusal is not answered with the same again).
     mutating func sendingUpFront(_ answer: PreemptiveAuthentication.Answer) {
-        sentUpFront = answer
-        pending = answer.space
-        if !attempts.contains(where: { $0.space == answer.space }) {
-            attempts.append(Attempt(space: answer.space, credential: answer.credential, failures: 0, staleRetries: 0))
+        if let index = attempts.firstIndex(where: { $0.space == answer.space }) {
+            attempts[index].upFront = answer.authorization
+            pending = index
+        } else {
+            attempts.append(Attempt(space: answer.space, credential: answer.credential, failures: 0, staleRetries: 0,
+                                    upFront: answer.authorization))
+            pending = attempts.count - 1
         }
     }
 
     /// A challenge for `space` arrived: if the running request answered it, that answer failed.
     /// - Returns: Whether a failure was counted.
     mutating func challenged(_ space: ProtectionSpace) -> Bool {
-        sentUpFront = nil
-        guard pending == space, let index = attempts.firstIndex(where: { $0.space == space }) else {
-            pending = nil
-            return false
-        }
+        defer { pending = nil }
+        guard let index = pending, attempts[index].space == space else { return false }
         attempts[index].failures += 1
-        pending = nil
+        attempts[index].upFront = nil
         return true
     }
 
     /// `credential` is about to answer `space`; `stale` when only the nonce was refused.
     mutating func answering(_ space: ProtectionSpace, with credential: Credential, stale: Bool) {
         answers += 1
-        pending = space
         if let index = attempts.firstIndex(where: { $0.space == space }) {
             attempts[index].credential = credential
+            attempts[index].upFront = nil
             if stale {
                 attempts[index].staleRetries += 1
                 attempts[index].failures -= 1
             }
+            pending = index
         } else {
-            attempts.append(Attempt(space: space, credential: credential, failures: 0, staleRetries: 0))
+            attempts.append(Attempt(space: space, credential: credential, failures: 0, staleRetries: 0, upFront: nil))
+            pending = attempts.count - 1
         }
     }
 
@@ -79,11 +83,8 @@ struct TaskAuthentication {
     /// - Returns: The space and credential that worked, unless the session sent the answer
     ///   up front (it knew it worked already) or the status is an error.
     mutating func answered(status: Int) -> Attempt? {
-        defer {
-            pending = nil
-            sentUpFront = nil
-        }
-        guard let space = pending, sentUpFront == nil, status < 400 else { return nil }
-        return attempt(for: space)
+        defer { pending = nil }
+        guard let index = pending, attempts[index].upFront == nil, status < 400 else { return nil }
+        return attempts[index]
     }
 }

@@ -7,11 +7,12 @@ import HTTPTypes
 /// ``fetchStart``; an offset is `nil` when the step did not happen (for example no DNS lookup
 /// or connect on a reused connection).
 public struct TransactionMetrics: Sendable {
-    /// The request this exchange sent: each hop of a redirect (or an authentication retry)
-    /// its own, so an https → http hop shows here.
-    public var request: NetworkRequest?
-    /// The response head it received, if one arrived.
-    public var response: NetworkResponse?
+    /// The URL this exchange requested: each hop of a redirect (or an authentication retry)
+    /// its own, so an https → http hop shows here. (URLSession keeps the whole request and
+    /// response; Ferry keeps what a request costs nothing to record.)
+    public var url: URL?
+    /// The status of the response it received, if a response head arrived.
+    public var statusCode: Int?
     /// When the exchange began (wall clock).
     public var fetchStart: Date
     /// Name resolution finished.

@@ -33,7 +33,13 @@ public struct NetworkRequest: Sendable {
     /// Digest), before the session's credential storage and the URL's own user information:
     /// Alamofire's `authenticate(username:password:)`. It answers challenges of the request's
     /// origin only: a redirect to another origin drops it, as it drops `Authorization`.
-    public var credential: Credential?
+    public var credential: Credential? {
+        get { credentialBox?.credential }
+        set { credentialBox = newValue.map(CredentialBox.init) }
+    }
+    // A credential is large (identity, trust) and rare: a word in every request, not 160 bytes
+    // in every request, task and follow-up.
+    private var credentialBox: CredentialBox?
 
     /// Creates a request.
     /// - Parameters:
@@ -101,5 +107,14 @@ public struct NetworkRequest: Sendable {
             throw NetworkError(SessionFailure.invalidHeaderValue(name: name), url: nil)
         }
         return trimmed
+    }
+}
+
+/// Holds a request's credential out of line (immutable: a request that changes it gets a new box).
+private final class CredentialBox: Sendable {
+    let credential: Credential
+
+    init(_ credential: Credential) {
+        self.credential = credential
     }
 }

@@ -33,7 +33,10 @@ extension Session {
     /// (a name compare per field: the common response pays no more).
     static func setCookieValues(in fields: HTTPFields) -> [String]? {
         var values: [String]?
-        for field in fields where field.name.canonicalName == "set-cookie" {
+        for field in fields {
+            // The length first: a string compare that fails takes the stdlib's slow path.
+            let name = field.name.canonicalName
+            guard name.utf8.count == 10, name == "set-cookie" else { continue }
             if values == nil { values = [field.value] } else { values?.append(field.value) }
         }
         return values

@@ -232,8 +232,8 @@ extension SessionTask: ExchangeDelegate {
             : engineSide.fetchStart.addingTimeInterval(offset / .seconds(1))
         var transaction = TransactionMetrics(metrics, fetchStart: fetchStart)
         transaction.url = engineSide.requestReplaced ? currentRequest.url : originalRequest.url
-        transaction.statusCode = engineSide.exchangeStatus
-        engineSide.exchangeStatus = nil
+        transaction.statusCode = engineSide.exchangeStatus == 0 ? nil : engineSide.exchangeStatus
+        engineSide.exchangeStatus = 0
         engineSide.transactions.append(transaction)
         let duration = (metrics.end ?? .now()) - first
         return TaskMetrics(transactionMetrics: engineSide.transactions, redirectCount: engineSide.redirectsFollowed,

@@ -6,8 +6,9 @@ import Synchronization
 
 /// What a response the task answers itself (a redirect, an authentication challenge) leads
 /// to, once its head arrived. Its body is read and dropped meanwhile, so the connection stays
-/// reusable, and the next exchange starts when this one ends.
-enum FollowUp {
+/// reusable, and the next exchange starts when this one ends. Indirect: a word in every task,
+/// its request allocated only when a follow-up happens.
+indirect enum FollowUp {
     /// The delegate decides (a redirect or a challenge); nothing of the body is read meanwhile.
     case asking
     /// The next exchange sends this request; `isRedirect` counts it against the redirect limit.

@@ -46,8 +46,8 @@ struct TaskEngineSide {
     var followUp: FollowUp?
     /// Redirects followed so far.
     var redirectsFollowed = 0
-    /// The running exchange's response status, for its metrics.
-    var exchangeStatus: Int?
+    /// The running exchange's response status, for its metrics (0 before a head arrived).
+    var exchangeStatus = 0
     /// Whether a follow-up replaced the original request (the common task never reads
     /// ``SessionTask/currentRequest``'s lock).
     var requestReplaced = false

@@ -48,9 +48,11 @@ package enum RequestEncoder {
             guard valueLength >= 0 else {
                 throw RequestEncodingError(.invalidFieldValue, detail: field.name.rawName)
             }
+            // Lengths first: a string compare that fails takes the stdlib's slow path.
             let name = field.name.canonicalName
-            if hostOverride == nil && name == "host" { hostOverride = index }
-            if name == "cookie" { cookieFields += 1 }
+            let nameLength = name.utf8.count
+            if hostOverride == nil && nameLength == 4 && name == "host" { hostOverride = index }
+            if nameLength == 6 && name == "cookie" { cookieFields += 1 }
             fieldBytes += field.name.rawName.utf8.count + valueLength + 4
         }
         if hostOverride == nil {

@@ -230,11 +230,10 @@ extension SessionTask: ExchangeDelegate {
         let offset = metrics.start - first
         let fetchStart = offset == .zero ? engineSide.fetchStart
             : engineSide.fetchStart.addingTimeInterval(offset / .seconds(1))
-        var transaction = TransactionMetrics(metrics, fetchStart: fetchStart)
-        transaction.url = engineSide.requestReplaced ? currentRequest.url : originalRequest.url
-        transaction.statusCode = engineSide.exchangeStatus == 0 ? nil : engineSide.exchangeStatus
+        let url = engineSide.requestReplaced ? currentRequest.url : originalRequest.url
+        let status = engineSide.exchangeStatus
         engineSide.exchangeStatus = 0
-        engineSide.transactions.append(transaction)
+        engineSide.transactions.append(TransactionMetrics(metrics, fetchStart: fetchStart, url: url, statusCode: status == 0 ? nil : status))
         let duration = (metrics.end ?? .now()) - first
         return TaskMetrics(transactionMetrics: engineSide.transactions, redirectCount: engineSide.redirectsFollowed,
                            taskDuration: duration)
@@ -243,8 +242,10 @@ extension SessionTask: ExchangeDelegate {
 
 extension TransactionMetrics {
     /// The public metrics of one exchange.
-    init(_ metrics: ExchangeMetrics, fetchStart: Date) {
+    init(_ metrics: ExchangeMetrics, fetchStart: Date, url: URL, statusCode: Int?) {
         self.init(fetchStart: fetchStart)
+        self.url = url
+        self.statusCode = statusCode
         let offset = { (deadline: Deadline?) in deadline.map { $0 - metrics.start } }
         domainLookupEnd = offset(metrics.domainLookupEnd)
         connectEnd = offset(metrics.connectEnd)

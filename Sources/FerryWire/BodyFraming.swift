@@ -66,8 +66,11 @@ package enum BodyFraming: Sendable, Hashable {
         var connectionKeepAlive = false
         for index in headerFields.indices {
             let field = headerFields[index]
-            switch field.name.canonicalName {
-            case "transfer-encoding":
+            let name = field.name.canonicalName
+            // The length first: a String compare that fails takes the stdlib's slow path, and
+            // most fields are none of these three.
+            switch name.utf8.count {
+            case 17 where name == "transfer-encoding":
                 hasTransferEncoding = true
                 // RFC 9112 §6.1: codings are listed in the order applied; only the final one
                 // tells whether the body is chunked. Later fields continue the list.
@@ -76,7 +79,7 @@ package enum BodyFraming: Sendable, Hashable {
                         if !coding.isEmpty { chunkedIsFinal = HTTPSyntax.equalsIgnoringCase(coding, "chunked") }
                     }
                 }
-            case "content-length":
+            case 14 where name == "content-length":
                 hasContentLength = true
                 if contentLengthFailure != nil { continue }
                 contentLengthFailure = field.withUnsafeBytesOfValue { value -> Failure? in
@@ -97,7 +100,7 @@ package enum BodyFraming: Sendable, Hashable {
                     }
                     return failure
                 }
-            case "connection":
+            case 10 where name == "connection":
                 // RFC 9112 §9.3, §9.6: connection options are case-insensitive tokens.
                 field.withUnsafeBytesOfValue { value in
                     HTTPSyntax.forEachListElement(UnsafeRawBufferPointer(value)) { option in

@@ -75,8 +75,11 @@ extension RequestHead {
     /// `Host` (written first, once) and the framing fields (``framing`` decides them, so a
     /// body can never be framed two ways, RFC 9112 §6.3 rule 3).
     package static func isWrittenByEncoder(_ canonicalName: String) -> Bool {
-        switch canonicalName {
-        case "host", "content-length", "transfer-encoding": return true
+        // The length first: a String compare that fails takes the stdlib's slow path.
+        switch canonicalName.utf8.count {
+        case 4: return canonicalName == "host"
+        case 14: return canonicalName == "content-length"
+        case 17: return canonicalName == "transfer-encoding"
         default: return false
         }
     }

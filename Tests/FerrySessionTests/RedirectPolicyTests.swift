@@ -42,6 +42,73 @@ struct RedirectPolicyTests {
         guard case .deliver = Self.decide(status, "/elsewhere") else { Issue.record("\(status) redirected"); return }
     }
 
+    /// One row of the redirect table: what goes in, and the next request that must come out.
+    struct Row: Sendable, CustomStringConvertible {
+        enum Body: String, Sendable { case none, bytes, file, stream }
+        var status: Int
+        var method: HTTPRequest.Method
+        var body: Body
+        var crossOrigin: Bool
+        /// The next request's method and body kind, and whether credentials go along.
+        var nextMethod: HTTPRequest.Method
+        var nextBody: Body
+        var keepsCredentials: Bool
+
+        var description: String { "\(status) \(method) \(body) \(crossOrigin ? "cross-origin" : "same origin")" }
+    }
+
+    static let table: [Row] = [
+        // 301 and 302: POST becomes GET without its body; other methods and bodies stay.
+        Row(status: 301, method: .post, body: .bytes, crossOrigin: false, nextMethod: .get, nextBody: .none, keepsCredentials: true),
+        Row(status: 301, method: .put, body: .file, crossOrigin: false, nextMethod: .put, nextBody: .file, keepsCredentials: true),
+        Row(status: 301, method: .get, body: .none, crossOrigin: true, nextMethod: .get, nextBody: .none, keepsCredentials: false),
+        Row(status: 302, method: .post, body: .stream, crossOrigin: true, nextMethod: .get, nextBody: .none, keepsCredentials: false),
+        Row(status: 302, method: .delete, body: .none, crossOrigin: false, nextMethod: .delete, nextBody: .none, keepsCredentials: true),
+        Row(status: 302, method: .head, body: .none, crossOrigin: true, nextMethod: .head, nextBody: .none, keepsCredentials: false),
+        // 303: anything but HEAD becomes GET, and the body goes.
+        Row(status: 303, method: .post, body: .file, crossOrigin: false, nextMethod: .get, nextBody: .none, keepsCredentials: true),
+        Row(status: 303, method: .put, body: .stream, crossOrigin: true, nextMethod: .get, nextBody: .none, keepsCredentials: false),
+        Row(status: 303, method: .head, body: .none, crossOrigin: false, nextMethod: .head, nextBody: .none, keepsCredentials: true),
+        Row(status: 303, method: .get, body: .none, crossOrigin: true, nextMethod: .get, nextBody: .none, keepsCredentials: false),
+        // 307 and 308: method and body stay (a stream is kept for the task to replace).
+        Row(status: 307, method: .post, body: .bytes, crossOrigin: true, nextMethod: .post, nextBody: .bytes, keepsCredentials: false),
+        Row(status: 307, method: .put, body: .stream, crossOrigin: false, nextMethod: .put, nextBody: .stream, keepsCredentials: true),
+        Row(status: 308, method: .post, body: .file, crossOrigin: false, nextMethod: .post, nextBody: .file, keepsCredentials: true),
+        Row(status: 308, method: .patch, body: .stream, crossOrigin: true, nextMethod: .patch, nextBody: .stream, keepsCredentials: false),
+        Row(status: 308, method: .get, body: .none, crossOrigin: false, nextMethod: .get, nextBody: .none, keepsCredentials: true),
+    ]
+
+    @Test("status × method × body × origin → the next request", arguments: table)
+    func redirectTable(row: Row) throws {
+        let body: RequestBody?
+        switch row.body {
+        case .none: body = nil
+        case .bytes: body = .bytes([1, 2, 3])
+        case .file: body = .file(URL(fileURLWithPath: "/tmp/body"))
+        case .stream: body = .stream(AsyncThrowingStream<[UInt8], any Error> { $0.finish() }, length: nil)
+        }
+        var request = Self.request(row.method, body: body)
+        request.credential = Credential(user: "u", password: "p", persistence: .none)
+        let location = row.crossOrigin ? "https://b.example/next" : "/next"
+        let next = try #require(Self.followed(Self.decide(row.status, location, request)))
+        #expect(next.method == row.nextMethod)
+        let nextBody: Row.Body
+        switch next.body?.storage {
+        case nil: nextBody = .none
+        case .bytes?: nextBody = .bytes
+        case .file?: nextBody = .file
+        case .stream?: nextBody = .stream
+        }
+        #expect(nextBody == row.nextBody)
+        if row.body != .none && row.nextBody == .none {
+            #expect(next.headerFields[.contentType] == nil, "a dropped body takes its Content-Type along")
+        }
+        #expect((next.headerFields[.authorization] != nil) == row.keepsCredentials)
+        #expect((next.headerFields[.cookie] != nil) == row.keepsCredentials)
+        #expect((next.credential != nil) == row.keepsCredentials)
+        #expect(next.url.host == (row.crossOrigin ? "b.example" : "a.example"))
+    }
+
     @Test func aRedirectWithoutLocationIsTheAnswer() {
         guard case .deliver = Self.decide(302, nil) else { Issue.record("followed without a Location"); return }
     }

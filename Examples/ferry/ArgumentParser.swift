@@ -8,7 +8,8 @@
 /// - a long option may be shortened to any unique prefix (`--verb`), and a flag negated with
 ///   `--no-` (`--no-silent`);
 /// - every other argument is a URL, options after URLs apply to all of them, and `--` ends
-///   the options.
+///   the options;
+/// - `-K FILE` / `--config FILE` reads more options from a file (``ConfigFile``), in place.
 struct ArgumentParser {
     private let specs: [OptionSpec]
 
@@ -57,11 +58,56 @@ struct ArgumentParser {
         switch spec.action {
         case .flag(let apply):
             apply(&options, enabled)
-        case .value(let apply):
+        case .value:
             guard index < arguments.endIndex else { throw UsageError("option --\(spec.long): requires parameter") }
             let value = arguments[index]
             index += 1
-            try apply(&options, value)
+            try apply(spec, value, &options)
+        }
+    }
+
+    /// Applies an option that takes a value; `--config` reads its file here, in order.
+    private func apply(_ spec: OptionSpec, _ value: String, _ options: inout Options) throws(UsageError) {
+        guard case .value(let apply) = spec.action else { return }
+        guard spec.long == "config" else { return try apply(&options, value) }
+        options.configDepth += 1
+        defer { options.configDepth -= 1 }
+        // curl reads nested config files; a file that names itself must not loop.
+        guard options.configDepth <= 8 else { throw UsageError("config files nested too deep at '\(value)'", suggestsHelp: false) }
+        try ConfigFile.forEachEntry(in: value) { entry throws(UsageError) in
+            try applyEntry(entry, &options)
+        }
+    }
+
+    /// One line of a config file, through the same table as the command line.
+    private func applyEntry(_ entry: ConfigFile.Entry, _ options: inout Options) throws(UsageError) {
+        let spec: OptionSpec
+        var enabled = true
+        if entry.option.hasPrefix("--") {
+            let name = String(entry.option.dropFirst(2))
+            if let found = try lookUp(name, flagsOnly: false) {
+                spec = found
+            } else if name.hasPrefix("no-"), let found = try lookUp(String(name.dropFirst(3)), flagsOnly: true) {
+                spec = found
+                enabled = false
+            } else {
+                throw UsageError("config file: option \(entry.option): is unknown")
+            }
+        } else {
+            let letters = Array(entry.option.dropFirst())
+            guard letters.count == 1, let found = specs.first(where: { $0.short == letters[0] }) else {
+                throw UsageError("config file: option \(entry.option): is unknown")
+            }
+            spec = found
+        }
+        switch spec.action {
+        case .flag(let apply):
+            apply(&options, enabled)
+        case .value:
+            guard let parameter = entry.parameter else {
+                throw UsageError("config file: option --\(spec.long): requires parameter")
+            }
+            try apply(spec, parameter, &options)
         }
     }
 
@@ -88,7 +134,7 @@ struct ArgumentParser {
             switch spec.action {
             case .flag(let apply):
                 apply(&options, true)
-            case .value(let apply):
+            case .value:
                 let value: String
                 if position < letters.count {
                     value = String(letters[position...])
@@ -98,7 +144,7 @@ struct ArgumentParser {
                 } else {
                     throw UsageError("option -\(letter): requires parameter")
                 }
-                try apply(&options, value)
+                try self.apply(spec, value, &options)
                 return
             }
         }

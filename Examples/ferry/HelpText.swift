@@ -15,6 +15,7 @@ enum HelpText {
      -m, --max-time <seconds>   Maximum time allowed for a transfer
          --connect-timeout <s>  Maximum time allowed for connection
          --compressed           Request a compressed response and decode it
+         --http1.1              Use HTTP 1.1 (the only version ferry speaks)
          --max-filesize <bytes> Maximum file size to download (K, M, G suffixes)
          --cacert <file>        CA certificate(s) to verify the peer against (PEM or DER)
      -k, --insecure             Allow insecure server connections (any chain, any host name)
@@ -44,6 +45,7 @@ enum HelpText {
      -w, --write-out <format>   Use output FORMAT after completion
      -Z, --parallel             Perform transfers in parallel
          --parallel-max <num>   Maximum concurrency for parallel transfers (default 50)
+     -K, --config <file>        Read options (and URLs: url = "...") from a file, '-' for stdin
      -h, --help                 This help text
      -V, --version              Show version number and quit
 

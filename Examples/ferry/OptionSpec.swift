@@ -48,6 +48,8 @@ struct OptionSpec: Sendable {
             options.connectTimeout = try seconds(text, option: "--connect-timeout")
         },
         flag("compressed", nil) { options, on in options.compressed = on },
+        // HTTP/1.1 is all ferry speaks: accepted so that curl command lines run unchanged.
+        flag("http1.1", nil) { _, _ in },
         flag("location", "L") { options, on in options.followRedirects = on },
         value("max-redirs", nil) { options, text throws(UsageError) in
             // curl: -1 is no limit.
@@ -92,6 +94,8 @@ struct OptionSpec: Sendable {
         flag("allow-invalid-certs", nil) { options, on in options.tls.allowInvalidCertificates = on },
         // Spelled with its "no-" so that the exact name wins; `--no-no-validate-domain` undoes it.
         flag("no-validate-domain", nil) { options, on in options.tls.validatesDomainName = !on },
+        // Read by ArgumentParser itself, in place: the file's options go through this table.
+        value("config", "K") { _, _ in },
         flag("help", "h") { options, on in options.showHelp = on },
         flag("version", "V") { options, on in options.showVersion = on },
     ]

@@ -61,6 +61,8 @@ struct Options: Sendable, Equatable {
     var cookieJar: String?
     /// `-j`: session cookies of `-b` files are dropped when read.
     var junkSessionCookies = false
+    /// How many `-K` files are being read, one inside the other.
+    var configDepth = 0
     var fail = false
     var silent = false
     var showError = false

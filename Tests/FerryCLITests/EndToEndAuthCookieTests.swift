@@ -106,3 +106,20 @@ struct EndToEndAuthCookieTests {
         }
     }
 }
+
+/// `ferry -K FILE`, as the benchmark runs curl: the URLs and outputs in a config file.
+struct EndToEndConfigTests {
+    @Test func urlsFromAConfigFile() async throws {
+        try await HTTPBinServer.withServer { server in
+            let directory = try TemporaryDirectory()
+            let config = directory.path("jobs")
+            let url = server.url("/get").absoluteString
+            try String(repeating: "url = \"\(url)\"\noutput = \"/dev/null\"\n", count: 3)
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            let result = try await FerryProcess.run("-sS", "-K", config, "-w", "%{http_code}\\n")
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdoutText == "200\n200\n200\n")
+            #expect(server.connectionCount == 1)
+        }
+    }
+}

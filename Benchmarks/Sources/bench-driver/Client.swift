@@ -29,22 +29,12 @@ struct Client: Sendable {
         }
     }
 
-    /// Ferry's `ferry` command line, run as curl is: one process per workload, every URL on
-    /// its command line with its `-o`, and curl's `--write-out` line per transfer.
+    /// Ferry's `ferry` command line, run exactly as curl is: one process per workload, every
+    /// URL with its `output` in the same config file (`--config`), curl's `--write-out` line
+    /// per transfer.
     static func ferryCLI(binary: String) -> Client {
-        Client(name: "ferry-cli") { workload, run throws(BenchError) in
-            let output = workload.mode == "download" ? run.downloadPath : "/dev/null"
-            var argv = [binary, "--silent", "--show-error", "--write-out", "%{http_code} %{size_download}\\n"]
-            if workload.server != .http { argv += ["--cacert", run.caFile] }
-            if workload.concurrency > 1 { argv += ["--parallel", "--parallel-max", String(workload.concurrency)] }
-            if workload.connectionClose { argv += ["--header", "Connection: close"] }
-            if !workload.resumesSessions { argv.append("--no-sessionid") }
-            argv.reserveCapacity(argv.count + 3 * workload.requests)
-            for _ in 0..<workload.requests {
-                argv += ["--output", output, run.url]
-            }
-            return (argv, [:])
-        }
+        let curlLike = curl(binary: binary)
+        return Client(name: "ferry-cli", command: curlLike.command)
     }
 
     /// The curl command line: one process per workload, every URL of it in a config file.

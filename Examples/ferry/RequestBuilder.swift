@@ -101,7 +101,8 @@ struct RequestBuilder: Sendable {
             request.credential = Credential(user: given.user, password: given.password, persistence: .none)
             if given.preemptive { try request.setBasicAuthorization(user: given.user, password: given.password) }
         }
-        if let cookieString { try request.setValue(cookieString, forHTTPHeaderField: "Cookie") }
+        // A -H Cookie replaces -b's cookies, as in curl.
+        if let cookieString, !named.contains("cookie") { try request.setValue(cookieString, forHTTPHeaderField: "Cookie") }
         for header in headers {
             if case .add(let value) = header.action {
                 try request.addValue(value, forHTTPHeaderField: header.name)

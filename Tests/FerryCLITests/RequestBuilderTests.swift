@@ -168,6 +168,7 @@ struct RequestBuilderTests {
     @Test func cookieStringsGoOnTheRequestAndFilesDoNot() throws {
         let request = try request("-b", "a=1; b=2", "-b", "some-file.txt")
         #expect(request.headerFields[.cookie] == "a=1; b=2")
+        #expect(try self.request("-b", "a=1", "-H", "Cookie: b=2").headerFields[.cookie] == "b=2", "-H Cookie wins, as in curl")
         let options = try ArgumentParser().parse(["-b", "a=1", "-c", "-", "x"])
         #expect(CookieSetup(options).storage != nil, "-c starts the cookie engine")
         #expect(CookieSetup(try ArgumentParser().parse(["-b", "a=1", "x"])).storage == nil, "a string alone does not")

@@ -218,6 +218,29 @@ struct SessionAuthenticationTests {
         }
     }
 
+    @Test func aPermanentCredentialThatWorkedIsWrittenPrivately() async throws {
+        try await HTTPBinServer.withServer { server in
+            let directory = try TemporaryDirectory()
+            let file = directory.url.appendingPathComponent("ferry/credentials.json")
+            let storage = CredentialStorage(fileURL: file)
+            let session = Session(configuration: SessionTest.configuration { $0.urlCredentialStorage = storage })
+            defer { session.invalidateAndCancel() }
+            let wrong = Credential(user: "user", password: "nope", persistence: .permanent)
+            _ = try await session.data(for: Self.request(server.url("/basic-auth/user/pass"), credential: wrong))
+            await Self.drain(session)
+            #expect(!FileManager.default.fileExists(atPath: file.path), "a refused credential is not kept")
+            let right = Credential(user: "user", password: "pass", persistence: .permanent)
+            _ = try await session.data(for: Self.request(server.url("/basic-auth/user/pass"), credential: right))
+            await Self.drain(session)
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            let reread = try CredentialStorage(contentsOf: file)
+            let space = ProtectionSpace(host: "127.0.0.1", port: server.port, protocol: "http", realm: "Fake Realm",
+                                        authenticationMethod: .httpBasic)
+            #expect(reread.defaultCredential(for: space)?.password == "pass")
+        }
+    }
+
     @Test func theStoragesDefaultCredentialAnswers() async throws {
         try await HTTPBinServer.withServer { server in
             let storage = CredentialStorage(fileURL: nil)

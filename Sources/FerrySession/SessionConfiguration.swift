@@ -56,9 +56,12 @@ public struct SessionConfiguration: Sendable {
     /// every host they talk to.
     public var requiresServerTrustEvaluatorForEveryHost: Bool
 
+    /// Ferry's name and version as a `User-Agent` product token.
+    public static let ferryProduct = "Ferry/0.1"
+
     /// Creates the default configuration.
     public init() {
-        httpAdditionalHeaders = [.userAgent: "Ferry/0.1", .accept: "*/*"]
+        httpAdditionalHeaders = [.userAgent: Self.ferryProduct, .accept: "*/*"]
         timeoutIntervalForConnect = .seconds(60)
         timeoutIntervalForRequest = .seconds(60)
         timeoutIntervalForResource = .seconds(7 * 24 * 3600)

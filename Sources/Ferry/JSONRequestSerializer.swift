@@ -1,0 +1,73 @@
+import FerrySession
+import FoundationEssentials
+import HTTPTypes
+
+/// AFNetworking's `AFJSONRequestSerializer`: parameters as a JSON body
+/// (`Content-Type: application/json` unless the request has one), except for the methods
+/// that put them in the URL (GET, HEAD and DELETE by default), which the HTTP rules serve.
+/// A value JSON cannot hold (a set, NaN, an infinity) is a thrown error naming where it sits.
+public struct JSONRequestSerializer: RequestSerializing {
+    /// How the JSON is written.
+    public struct WritingOptions: OptionSet, Sendable {
+        /// The option bits.
+        public let rawValue: Int
+        /// Creates options from bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Indented, one member a line (two spaces per level).
+        public static let prettyPrinted = WritingOptions(rawValue: 1 << 0)
+        /// `/` written as is rather than `\/`.
+        public static let withoutEscapingSlashes = WritingOptions(rawValue: 1 << 1)
+    }
+
+    /// The headers, timeout, URL methods and query rules, shared with the HTTP serializer.
+    public var http = HTTPRequestSerializer()
+    /// How the body is written; object names always go in ascending order (the same
+    /// parameters make the same bytes).
+    public var writingOptions: WritingOptions = []
+
+    /// A JSON serializer with the HTTP serializer's default headers.
+    public init() {}
+
+    /// Applies the headers and timeout, then `parameters`: in the URL for the query methods,
+    /// else as the JSON body.
+    /// - Throws: ``NetworkError`` with ``NetworkError/Code/invalidRequest`` for parameters
+    ///   JSON has no form for.
+    public func serialize(_ request: NetworkRequest, with parameters: Parameters?) throws(NetworkError) -> NetworkRequest {
+        guard let parameters, !http.httpMethodsEncodingParametersInURI.contains(request.method) else {
+            return try http.serialize(request, with: parameters)
+        }
+        var request = try http.serialize(request, with: nil)
+        let writer = JSONWriter(prettyPrinted: writingOptions.contains(.prettyPrinted),
+                                escapesSlashes: !writingOptions.contains(.withoutEscapingSlashes))
+        do throws(JSONWriter.Failure) {
+            request.body = .bytes(try writer.write(.dictionary(parameters)))
+        } catch {
+            let reason: String
+            switch error {
+            case .set(let path): reason = "The parameters are not valid JSON: a set at \(path) (JSON has arrays only)"
+            case .nonFiniteNumber(let path): reason = "The parameters are not valid JSON: a number at \(path) is NaN or infinite"
+            }
+            throw NetworkError(.invalidRequest, reason: reason, failingURL: request.url)
+        }
+        if request.headerFields[.contentType] == nil { request.headerFields[.contentType] = "application/json" }
+        return request
+    }
+
+    /// `request` with `body` encoded as JSON by `encoder` (the caller's date and key
+    /// strategies apply), and `Content-Type: application/json` unless it has one; the
+    /// serializer's headers and timeout too.
+    /// - Throws: ``NetworkError`` with ``NetworkError/Code/invalidRequest`` naming what the
+    ///   encoder refused.
+    public func serialize(_ request: NetworkRequest, encoding body: some Encodable,
+                          with encoder: JSONEncoder = JSONEncoder()) throws(NetworkError) -> NetworkRequest {
+        var request = try http.serialize(request, with: nil)
+        do {
+            request.body = .data(try encoder.encode(body))
+        } catch {
+            throw NetworkError(.invalidRequest, reason: "The body cannot be encoded as JSON: \(error)", failingURL: request.url,
+                               underlyingError: error)
+        }
+        if request.headerFields[.contentType] == nil { request.headerFields[.contentType] = "application/json" }
+        return request
+    }
+}

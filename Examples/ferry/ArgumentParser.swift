@@ -48,13 +48,7 @@ struct ArgumentParser {
     private func parseLong<Arguments: RandomAccessCollection<String>>(
         _ name: String, _ arguments: Arguments, _ index: inout Int, _ options: inout Options
     ) throws(UsageError) where Arguments.Index == Int {
-        var spec = try lookUp(name, flagsOnly: false)
-        var enabled = true
-        if spec == nil, name.hasPrefix("no-") {
-            spec = try lookUp(String(name.dropFirst(3)), flagsOnly: true)
-            enabled = false
-        }
-        guard let spec else { throw UsageError("option --\(name): is unknown") }
+        guard let (spec, enabled) = try lookUpLong(name) else { throw UsageError("option --\(name): is unknown") }
         switch spec.action {
         case .flag(let apply):
             apply(&options, enabled)
@@ -84,15 +78,10 @@ struct ArgumentParser {
         let spec: OptionSpec
         var enabled = true
         if entry.option.hasPrefix("--") {
-            let name = String(entry.option.dropFirst(2))
-            if let found = try lookUp(name, flagsOnly: false) {
-                spec = found
-            } else if name.hasPrefix("no-"), let found = try lookUp(String(name.dropFirst(3)), flagsOnly: true) {
-                spec = found
-                enabled = false
-            } else {
+            guard let found = try lookUpLong(String(entry.option.dropFirst(2))) else {
                 throw UsageError("config file: option \(entry.option): is unknown")
             }
+            (spec, enabled) = found
         } else {
             let letters = Array(entry.option.dropFirst())
             guard letters.count == 1, let found = specs.first(where: { $0.short == letters[0] }) else {
@@ -109,6 +98,13 @@ struct ArgumentParser {
             }
             try apply(spec, parameter, &options)
         }
+    }
+
+    /// A long option by name, or a flag by its `no-` form (then `enabled` is false).
+    private func lookUpLong(_ name: String) throws(UsageError) -> (spec: OptionSpec, enabled: Bool)? {
+        if let spec = try lookUp(name, flagsOnly: false) { return (spec, true) }
+        guard name.hasPrefix("no-"), let spec = try lookUp(String(name.dropFirst(3)), flagsOnly: true) else { return nil }
+        return (spec, false)
     }
 
     /// An exact name wins; otherwise a prefix must match exactly one option (curl's rule).

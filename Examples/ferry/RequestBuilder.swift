@@ -18,7 +18,7 @@ struct RequestBuilder: Sendable {
     private let implicitFields: [(name: String, value: String)]
     /// `-u`: answers challenges of the command line's URLs (and, for Basic, goes with the
     /// first request, as curl sends it).
-    private let credential: (user: String, password: String, preemptive: Bool)?
+    private let credential: (user: String, password: String)?
     /// `-b name=value` cookies, sent to the command line's URLs.
     private let cookieString: String?
     /// Whether credentials go as Basic with the first request (`--basic`, the default).
@@ -58,8 +58,7 @@ struct RequestBuilder: Sendable {
         credential = options.user.map { text in
             // curl splits at the first colon; without one it would prompt, ferry sends "".
             let colon = text.firstIndex(of: ":")
-            return (String(text[..<(colon ?? text.endIndex)]), colon.map { String(text[text.index(after: $0)...]) } ?? "",
-                    options.authScheme == .basic)
+            return (String(text[..<(colon ?? text.endIndex)]), colon.map { String(text[text.index(after: $0)...]) } ?? "")
         }
         cookieString = CookieSetup.cookieString(options)
     }
@@ -99,7 +98,7 @@ struct RequestBuilder: Sendable {
         // the user's own answer, which curl sends instead of either.
         if let given = credential ?? userInformation(of: url), !named.contains("authorization") {
             request.credential = Credential(user: given.user, password: given.password, persistence: .none)
-            if given.preemptive { try request.setBasicAuthorization(user: given.user, password: given.password) }
+            if basicUpFront { try request.setBasicAuthorization(user: given.user, password: given.password) }
         }
         // A -H Cookie replaces -b's cookies, as in curl.
         if let cookieString, !named.contains("cookie") { try request.setValue(cookieString, forHTTPHeaderField: "Cookie") }
@@ -119,9 +118,9 @@ struct RequestBuilder: Sendable {
 
     /// curl sends a URL's `user:password@` as it sends `-u` (Basic up front unless `--digest`
     /// or `--anyauth` asked to wait for the challenge).
-    private func userInformation(of url: URL) -> (user: String, password: String, preemptive: Bool)? {
+    private func userInformation(of url: URL) -> (user: String, password: String)? {
         guard let user = url.user(percentEncoded: false), !user.isEmpty else { return nil }
-        return (user, url.password(percentEncoded: false) ?? "", basicUpFront)
+        return (user, url.password(percentEncoded: false) ?? "")
     }
 
     /// Parses a command-line URL: no scheme means `http://` and an empty path means `/`, as curl.

@@ -87,6 +87,22 @@ public struct HTTPRequestSerializer: RequestSerializing {
         return request
     }
 
+    /// For a serializer that writes parameters as a body of its own (JSON, property list, a
+    /// caller's format): the methods that put parameters in the URL keep this serializer's
+    /// rules; the others get the default fields, the timeout, `body(parameters)` and
+    /// `contentType` unless the request has a `Content-Type` already.
+    /// - Throws: ``NetworkError``: what `body` throws, or a refused header.
+    public func serialize(_ request: NetworkRequest, with parameters: Parameters?, asBody contentType: String,
+                          _ body: (Parameters) throws(NetworkError) -> [UInt8]) throws(NetworkError) -> NetworkRequest {
+        guard let parameters, !httpMethodsEncodingParametersInURI.contains(request.method) else {
+            return try serialize(request, with: parameters)
+        }
+        var request = try serialize(request, with: nil)
+        request.body = .bytes(try body(parameters))
+        if request.headerFields[.contentType] == nil { request.headerFields[.contentType] = contentType }
+        return request
+    }
+
     /// `url` with `query` after its own query (joined by `&`), before any fragment.
     static func url(_ url: URL, appendingQuery query: String) -> URL {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }

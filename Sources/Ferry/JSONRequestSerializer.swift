@@ -33,24 +33,20 @@ public struct JSONRequestSerializer: RequestSerializing {
     /// - Throws: ``NetworkError`` with ``NetworkError/Code/invalidRequest`` for parameters
     ///   JSON has no form for.
     public func serialize(_ request: NetworkRequest, with parameters: Parameters?) throws(NetworkError) -> NetworkRequest {
-        guard let parameters, !http.httpMethodsEncodingParametersInURI.contains(request.method) else {
-            return try http.serialize(request, with: parameters)
-        }
-        var request = try http.serialize(request, with: nil)
         let writer = JSONWriter(prettyPrinted: writingOptions.contains(.prettyPrinted),
                                 escapesSlashes: !writingOptions.contains(.withoutEscapingSlashes))
-        do throws(JSONWriter.Failure) {
-            request.body = .bytes(try writer.write(.dictionary(parameters)))
-        } catch {
-            let reason: String
-            switch error {
-            case .set(let path): reason = "The parameters are not valid JSON: a set at \(path) (JSON has arrays only)"
-            case .nonFiniteNumber(let path): reason = "The parameters are not valid JSON: a number at \(path) is NaN or infinite"
+        return try http.serialize(request, with: parameters, asBody: "application/json") { parameters throws(NetworkError) in
+            do throws(JSONWriter.Failure) {
+                return try writer.write(.dictionary(parameters))
+            } catch {
+                let reason: String
+                switch error {
+                case .set(let path): reason = "The parameters are not valid JSON: a set at \(path) (JSON has arrays only)"
+                case .nonFiniteNumber(let path): reason = "The parameters are not valid JSON: a number at \(path) is NaN or infinite"
+                }
+                throw NetworkError(.invalidRequest, reason: reason, failingURL: request.url)
             }
-            throw NetworkError(.invalidRequest, reason: reason, failingURL: request.url)
         }
-        if request.headerFields[.contentType] == nil { request.headerFields[.contentType] = "application/json" }
-        return request
     }
 
     /// `request` with `body` encoded as JSON by `encoder` (the caller's date and key

@@ -30,24 +30,20 @@ public struct PropertyListRequestSerializer: RequestSerializing {
     /// - Throws: ``NetworkError`` with ``NetworkError/Code/invalidRequest`` for parameters a
     ///   property list has no form for.
     public func serialize(_ request: NetworkRequest, with parameters: Parameters?) throws(NetworkError) -> NetworkRequest {
-        guard let parameters, !http.httpMethodsEncodingParametersInURI.contains(request.method) else {
-            return try http.serialize(request, with: parameters)
+        try http.serialize(request, with: parameters, asBody: "application/x-plist") { parameters throws(NetworkError) in
+            if let path = Self.firstUnrepresentable(.dictionary(parameters), path: "") {
+                throw NetworkError(.invalidRequest, reason: "The parameters are not a valid property list: \(path)",
+                                   failingURL: request.url)
+            }
+            let encoder = PropertyListEncoder()
+            encoder.outputFormat = format == .xml ? .xml : .binary
+            do {
+                return [UInt8](try encoder.encode(PropertyListValue(value: .dictionary(parameters))))
+            } catch {
+                throw NetworkError(.invalidRequest, reason: "The parameters cannot be written as a property list: \(error)",
+                                   failingURL: request.url, underlyingError: error)
+            }
         }
-        var request = try http.serialize(request, with: nil)
-        if let path = Self.firstUnrepresentable(.dictionary(parameters), path: "") {
-            throw NetworkError(.invalidRequest, reason: "The parameters are not a valid property list: \(path)",
-                               failingURL: request.url)
-        }
-        let encoder = PropertyListEncoder()
-        encoder.outputFormat = format == .xml ? .xml : .binary
-        do {
-            request.body = .data(try encoder.encode(PropertyListValue(value: .dictionary(parameters))))
-        } catch {
-            throw NetworkError(.invalidRequest, reason: "The parameters cannot be written as a property list: \(error)",
-                               failingURL: request.url, underlyingError: error)
-        }
-        if request.headerFields[.contentType] == nil { request.headerFields[.contentType] = "application/x-plist" }
-        return request
     }
 
     /// Where the first value a property list cannot hold sits, and what it is; nil when all can.

@@ -116,7 +116,11 @@ extension CookieStorage {
     /// - Parameter path: The file; replaced if it exists.
     /// - Throws: ``CookieFileError`` naming the call that failed; the temporary file is removed.
     public func writeNetscapeCookieFile(to path: String) throws(CookieFileError) {
-        try Self.writeAtomically(Array(netscapeCookieFileText().utf8), to: path)
+        do throws(SystemError) {
+            try PrivateFile.replace(path, with: Array(netscapeCookieFileText().utf8))
+        } catch {
+            throw CookieFileError(path: path, systemError: error)
+        }
     }
 
     /// The text ``writeNetscapeCookieFile(to:)`` writes: for standard output (curl's `-c -`).
@@ -242,44 +246,5 @@ extension CookieStorage {
         guard let first = bytes.firstIndex(where: { !isSpace($0) }),
               let last = bytes.lastIndex(where: { !isSpace($0) }) else { return bytes[bytes.endIndex...] }
         return bytes[first...last]
-    }
-
-    // MARK: - Writing
-
-    /// Writes `bytes` to a new file of mode 0600 beside `path`, then renames it over `path`.
-    private static func writeAtomically(_ bytes: [UInt8], to path: String) throws(CookieFileError) {
-        func failure(_ syscall: String, _ code: Int32 = errno) -> CookieFileError {
-            CookieFileError(path: path, systemError: SystemError(errno: code, syscall: syscall))
-        }
-        var temporaryPath = ""
-        var fd: Int32 = -1
-        for _ in 0..<16 {
-            temporaryPath = "\(path).\(String(UInt64.random(in: .min ... .max), radix: 16)).tmp"
-            fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd >= 0 || errno != EEXIST { break }
-        }
-        guard fd >= 0 else { throw failure("open") }
-
-        var written = 0
-        var result: CookieFileError?
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                guard let base = buffer.baseAddress else { return 0 }
-                return write(fd, base + written, buffer.count - written)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                result = failure("write")
-                break
-            }
-            written += count
-        }
-        if result == nil, fsync(fd) != 0 { result = failure("fsync") }
-        if close(fd) != 0, result == nil { result = failure("close") }
-        if result == nil, rename(temporaryPath, path) != 0 { result = failure("rename") }
-        if let result {
-            unlink(temporaryPath)
-            throw result
-        }
     }
 }

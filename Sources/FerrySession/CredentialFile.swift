@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FerryBase
+import FerryIO
 import FoundationEssentials
 import Synchronization
 
@@ -110,29 +111,10 @@ enum CredentialFile {
         } catch {
             throw FileError(.unwritable, path: path, detail: "cannot encode the credentials")
         }
-        var random = SystemRandomNumberGenerator()
-        let temporary = "\(directory)/.\(url.lastPathComponent).\(String(random.next() as UInt64, radix: 16)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw systemFailure(.unwritable, path, call: "open") }
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        do throws(FileError) {
-            // The umask may have taken bits from 0600; it can never have added any.
-            guard fchmod(fd, 0o600) == 0 else { throw systemFailure(.unwritable, path, call: "fchmod") }
-            try writeAll(fd, data, path: path)
-            guard fsync(fd) == 0 else { throw systemFailure(.unwritable, path, call: "fsync") }
+        do throws(SystemError) {
+            try PrivateFile.replace(path, with: [UInt8](data))
         } catch {
-            Glibc.close(fd)
-            throw error
-        }
-        guard Glibc.close(fd) == 0 else { throw systemFailure(.unwritable, path, call: "close") }
-        guard rename(temporary, path) == 0 else { throw systemFailure(.unwritable, path, call: "rename") }
-        renamed = true
-        // The rename is durable once the directory is synced; failing that is not an error.
-        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            _ = fsync(directoryFD)
-            Glibc.close(directoryFD)
+            throw FileError(.unwritable, path: path, detail: "\(error.syscall): \(error.errnoText)")
         }
     }
 
@@ -163,19 +145,6 @@ enum CredentialFile {
             }
             guard bytes.count + count <= limit else { throw FileError(.corrupt, path: path, detail: "larger than 1 MiB") }
             bytes += buffer[..<count]
-        }
-    }
-
-    private static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(FileError) {
-        let bytes = [UInt8](data)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw systemFailure(.unwritable, path, call: "write")
-            }
-            offset += written
         }
     }
 

@@ -1,4 +1,3 @@
-import FerryBase
 import FoundationEssentials
 import Synchronization
 
@@ -32,18 +31,6 @@ final class PreemptiveAuthentication: Sendable {
         /// The accepted URL's path up to its last `/`.
         var directory: String
         var answer: Answer
-    }
-
-    private struct Origin: Equatable {
-        var scheme: String
-        var host: String
-        var port: Int
-
-        init(_ url: URL) {
-            scheme = url.scheme?.lowercased() ?? ""
-            host = url.host(percentEncoded: false).map { String(HostName.unbracketed($0)).lowercased() } ?? ""
-            port = url.port ?? (scheme == "https" ? 443 : 80)
-        }
     }
 
     private let entries = Mutex<[Entry]>([])

@@ -94,10 +94,6 @@ enum RedirectPolicy {
 
     /// Same scheme, host and port (default ports filled in).
     static func sameOrigin(_ first: URL, _ second: URL) -> Bool {
-        func origin(_ url: URL) -> (String, String, Int) {
-            let scheme = url.scheme?.lowercased() ?? ""
-            return (scheme, url.host(percentEncoded: false)?.lowercased() ?? "", url.port ?? (scheme == "https" ? 443 : 80))
-        }
-        return origin(first) == origin(second)
+        Origin(first) == Origin(second)
     }
 }

@@ -223,8 +223,9 @@ public final class Session: Sendable {
         return (exchange.key, engine)
     }
 
-    /// The engine's form of `request` (waiting for a connection with `priority`), with the session's cookies and any Basic answer it sends up
-    /// front (returned, so the task counts it as tried), and the engine to run it on.
+    /// The engine's form of `request` (waiting for a connection with `priority`), with the
+    /// session's cookies and any Basic answer it sends up front (returned, so the task counts
+    /// it as tried), and the engine to run it on.
     func prepare(_ request: NetworkRequest, priority: Float) throws(NetworkError)
         -> (ExchangeRequest, HTTPClientEngine, PreemptiveAuthentication.Answer?) {
         var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration)

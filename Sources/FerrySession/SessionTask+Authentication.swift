@@ -148,9 +148,8 @@ extension SessionTask {
 extension ProtectionSpace {
     /// The space a challenge from `url`'s server names.
     init(challengedBy url: URL, _ chosen: ChosenAuthChallenge) {
-        let scheme = url.scheme?.lowercased() ?? "http"
-        let host = url.host(percentEncoded: false).map { String(HostName.unbracketed($0)).lowercased() } ?? ""
-        self.init(host: host, port: url.port ?? (scheme == "https" ? 443 : 80), protocol: scheme, realm: chosen.realm,
+        let origin = Origin(url)
+        self.init(host: origin.host, port: origin.port, protocol: origin.scheme, realm: chosen.realm,
                   authenticationMethod: chosen.authenticationMethod)
     }
 }

@@ -39,27 +39,19 @@ extension SessionTask: ExchangeDelegate {
     }
 
     package func exchangeDidReceiveHead(_ head: ResponseHead) -> BodyDemand {
-        // The original request unless a follow-up replaced it: no lock, and no copy of the
-        // request unless a rule below needs it.
-        let replaced = engineSide.requestReplaced
-        let url = replaced ? currentRequest.url : originalRequest.url
+        // The URL alone: the request is copied only for a rule below that needs it.
         let response = NetworkResponse(
-            url: url, status: head.status, headerFields: head.headerFields,
+            url: runningRequestURL, status: head.status, headerFields: head.headerFields,
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)")
         let status = head.status.code
         engineSide.exchangeStatus = status
         // Every response's cookies count, a redirect's and a challenge's too.
-        if let cookies = Session.setCookieValues(in: head.headerFields) {
-            session.storeCookies(cookies, for: replaced ? currentRequest : originalRequest)
-        }
-        if status != 401, engineSide.authentication.awaitsVerdict {
-            authenticationAnswered(status: status, for: replaced ? currentRequest : originalRequest)
-        }
-        if RedirectPolicy.isRedirect(status),
-           let demand = handleRedirect(head, response: response, request: replaced ? currentRequest : originalRequest) {
+        if let cookies = Session.setCookieValues(in: head.headerFields) { session.storeCookies(cookies, for: runningRequest) }
+        if status != 401, engineSide.authentication.awaitsVerdict { authenticationAnswered(status: status, for: runningRequest) }
+        if RedirectPolicy.isRedirect(status), let demand = handleRedirect(head, response: response, request: runningRequest) {
             return demand
         }
-        if status == 401, let demand = handleChallenge(head, response: response, request: replaced ? currentRequest : originalRequest) {
+        if status == 401, let demand = handleChallenge(head, response: response, request: runningRequest) {
             return demand
         }
         switch deliverHead(response) {
@@ -153,6 +145,13 @@ extension SessionTask: ExchangeDelegate {
 
     // MARK: - Helpers
 
+    /// The request the running exchange sent: the original one, without taking the lock,
+    /// unless a follow-up replaced it. On the exchange's loop.
+    var runningRequest: NetworkRequest { engineSide.requestReplaced ? currentRequest : originalRequest }
+
+    /// ``runningRequest``'s URL, without copying the request.
+    var runningRequestURL: URL { engineSide.requestReplaced ? currentRequest.url : originalRequest.url }
+
     /// Counts delivered bytes and asks the state machine whether reading goes on.
     private func demand(after delivery: Result<Bool, EngineError>, count: Int) -> BodyDemand {
         let wantsMore: Bool
@@ -230,7 +229,7 @@ extension SessionTask: ExchangeDelegate {
         let offset = metrics.start - first
         let fetchStart = offset == .zero ? engineSide.fetchStart
             : engineSide.fetchStart.addingTimeInterval(offset / .seconds(1))
-        let url = engineSide.requestReplaced ? currentRequest.url : originalRequest.url
+        let url = runningRequestURL
         let status = engineSide.exchangeStatus
         engineSide.exchangeStatus = 0
         engineSide.transactions.append(TransactionMetrics(metrics, fetchStart: fetchStart, url: url, statusCode: status == 0 ? nil : status))

@@ -68,7 +68,7 @@ extension SessionTask {
     }
 
     /// Waits for the delegate's decision about a response head: nothing of its body is read
-    /// until ``resumeAfterDecision(_:)``.
+    /// until ``resumeAfterDecision(response:_:)``.
     func awaitDecision() -> BodyDemand {
         engineSide.followUp = .asking
         switch core.withLock({ $0.machine.headReceived(needsDecision: true) }) {

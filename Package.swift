@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "TestSupport"]),
         .testTarget(name: "FerryPinTests", dependencies: ["ferry-pin", "TestSupport"]),
         .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS", "COpenSSL", "CFerryShims", "TestSupport"]),
-        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerrySession", "FerryTLS"]),
+        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerrySession", "FerryTLS", "TestSupport"]),
         .testTarget(
             name: "FerryReachabilityTests",
             dependencies: ["FerryReachability", "FerryIO", "TestSupport", "ferry-reach"]

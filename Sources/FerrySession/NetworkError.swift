@@ -72,6 +72,8 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         public static let cannotCreateFile = Code(rawValue: -3000)
         /// Writing to a file failed (-3003).
         public static let cannotWriteToFile = Code(rawValue: -3003)
+        /// A downloaded file could not be moved to where the caller asked (-3005).
+        public static let cannotMoveFile = Code(rawValue: -3005)
 
         // Ferry-only codes live in -4000…-4999.
 
@@ -103,7 +105,7 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
             -1201: "serverCertificateHasBadDate", -1202: "serverCertificateUntrusted",
             -1203: "serverCertificateHasUnknownRoot", -1204: "serverCertificateNotYetValid",
             -1205: "clientCertificateRejected", -1206: "clientCertificateRequired",
-            -3000: "cannotCreateFile", -3001: "cannotOpenFile", -3003: "cannotWriteToFile",
+            -3000: "cannotCreateFile", -3001: "cannotOpenFile", -3003: "cannotWriteToFile", -3005: "cannotMoveFile",
             -4001: "invalidRequest", -4002: "pinningMismatch", -4003: "sessionInvalidated",
             -4004: "responseSerializationFailed", -4005: "requestBodyFailed", -4006: "internalInconsistency",
         ]

@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FerrySession
+import FoundationEssentials
+import Synchronization
+
+/// What a manager's task left when it completed, handed to the task's completion step.
+struct ManagerTaskOutcome: Sendable {
+    let task: SessionTask
+    let response: NetworkResponse?
+    /// The body collected by a data or upload task (nil for a download task).
+    let data: Data?
+    /// Where a download task's file was moved.
+    let fileURL: URL?
+    let error: NetworkError?
+    let metrics: TaskMetrics?
+}
+
+/// The delegate of one task a ``SessionManager`` made (AFURLSessionManagerTaskDelegate): it
+/// collects the body, reports progress, moves a download to its destination, passes every
+/// event to the manager's blocks, and hands the outcome to the task's completion step.
+///
+/// Its events arrive on the session's delegate queue, one at a time, in order.
+final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDelegate {
+    typealias Finish = @Sendable (ManagerTaskOutcome) -> Void
+
+    let hooks: SessionManagerHooks
+    let uploadProgress: SessionManager.ProgressHandler?
+    let downloadProgress: SessionManager.ProgressHandler?
+    let destination: SessionManager.DownloadDestination?
+    private let finish: Finish
+    private let state = Mutex<(data: Data, fileURL: URL?, moveError: NetworkError?, metrics: TaskMetrics?)>((Data(), nil, nil, nil))
+
+    init(hooks: SessionManagerHooks, uploadProgress: SessionManager.ProgressHandler?,
+         downloadProgress: SessionManager.ProgressHandler?, destination: SessionManager.DownloadDestination? = nil,
+         finish: @escaping Finish) {
+        self.hooks = hooks
+        self.uploadProgress = uploadProgress
+        self.downloadProgress = downloadProgress
+        self.destination = destination
+        self.finish = finish
+    }
+
+    // MARK: Task events
+
+    func session(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+                 totalBytesExpectedToSend: Int64?) {
+        uploadProgress?(TaskProgress(completedUnitCount: totalBytesSent, totalUnitCount: totalBytesExpectedToSend))
+        hooks.blocks.taskDidSendBodyData?(session, task, bytesSent, totalBytesSent, totalBytesExpectedToSend)
+    }
+
+    func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
+                 newRequest request: NetworkRequest, completionHandler: @escaping @Sendable (NetworkRequest?) -> Void) {
+        guard let block = hooks.blocks.taskWillPerformHTTPRedirection else { return completionHandler(request) }
+        completionHandler(block(session, task, response, request))
+    }
+
+    func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge,
+                 completionHandler: @escaping @Sendable (AuthChallengeDisposition, Credential?) -> Void) {
+        guard let block = hooks.blocks.taskDidReceiveChallenge else { return completionHandler(.performDefaultHandling, nil) }
+        let (disposition, credential) = block(session, task, challenge)
+        completionHandler(disposition, credential)
+    }
+
+    func session(_ session: Session, task: SessionTask, needNewBodyStream completionHandler: @escaping @Sendable (RequestBody?) -> Void) {
+        completionHandler(hooks.blocks.taskNeedNewBodyStream?(session, task))
+    }
+
+    func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
+        state.withLock { $0.metrics = metrics }
+        hooks.blocks.taskDidFinishCollectingMetrics?(session, task, metrics)
+    }
+
+    func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
+        hooks.blocks.taskDidComplete?(session, task, error)
+        let (data, fileURL, moveError, metrics) = state.withLock { state in
+            defer { state.data = Data() }
+            return (state.data, state.fileURL, state.moveError, state.metrics)
+        }
+        if let downloadProgress, error == nil {
+            downloadProgress(TaskProgress(completedUnitCount: task.countOfBytesReceived,
+                                          totalUnitCount: task.countOfBytesExpectedToReceive, isFinished: true))
+        }
+        finish(ManagerTaskOutcome(task: task, response: task.response, data: task is DownloadTask ? nil : data,
+                                  fileURL: fileURL, error: error ?? moveError, metrics: metrics))
+    }
+
+    // MARK: Data events
+
+    func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse,
+                 completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
+        completionHandler(hooks.blocks.dataTaskDidReceiveResponse?(session, dataTask, response) ?? .allow)
+    }
+
+    func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+        state.withLock { $0.data.append(data) }
+        downloadProgress?(TaskProgress(completedUnitCount: dataTask.countOfBytesReceived,
+                                       totalUnitCount: dataTask.countOfBytesExpectedToReceive))
+        hooks.blocks.dataTaskDidReceiveData?(session, dataTask, data)
+    }
+
+    func session(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) {
+        hooks.blocks.dataTaskDidBecomeDownloadTask?(session, dataTask, downloadTask)
+    }
+
+    // MARK: Download events
+
+    func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                 totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?) {
+        downloadProgress?(TaskProgress(completedUnitCount: totalBytesWritten, totalUnitCount: totalBytesExpectedToWrite))
+        hooks.blocks.downloadTaskDidWriteData?(session, downloadTask, bytesWritten, totalBytesWritten, totalBytesExpectedToWrite)
+    }
+
+    func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
+        // The task's own destination first, then the manager's block (AFNetworking's order).
+        let target = destination.flatMap { choose in downloadTask.response.map { choose(location, $0) } }
+            ?? hooks.blocks.downloadTaskDidFinishDownloading?(session, downloadTask, location)
+        guard let target else { return }
+        do throws(NetworkError) {
+            try FileMove.move(location, to: target)
+            state.withLock { $0.fileURL = target }
+        } catch {
+            state.withLock { $0.moveError = error }
+        }
+    }
+}

@@ -4,11 +4,12 @@ import Glibc
 import FerryIO
 
 /// An upload file, opened before the request starts so its size can be sent as Content-Length.
-final class UploadFile {
-    let path: String
+/// (`package`: the multipart body in `Ferry` reads its file parts with it too.)
+package final class UploadFile {
+    package let path: String
     let fd: Int32
-    let size: Int64
-    private(set) var offset: Int64 = 0
+    package let size: Int64
+    package private(set) var offset: Int64 = 0
 
     private init(path: String, fd: Int32, size: Int64) {
         self.path = path
@@ -18,7 +19,7 @@ final class UploadFile {
 
     deinit { Glibc.close(fd) }
 
-    static func open(path: String) -> Result<UploadFile, SystemError> {
+    package static func open(path: String) -> Result<UploadFile, SystemError> {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(SystemError(errno: errno, syscall: "open")) }
         var info = stat()
@@ -41,7 +42,7 @@ final class UploadFile {
     func rewind() { offset = 0 }
 
     /// Reads the next slice into `buffer`; returns the bytes read (0 at the end).
-    func read(into buffer: inout [UInt8]) -> Result<Int, SystemError> {
+    package func read(into buffer: inout [UInt8]) -> Result<Int, SystemError> {
         let wanted = Int(min(Int64(buffer.count), size - offset))
         guard wanted > 0 else { return .success(0) }
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted, off_t(offset)) }

@@ -8,13 +8,14 @@ public struct RequestBody: Sendable {
     /// An async sequence of byte chunks, type-erased.
     public typealias ByteChunks = any AsyncSequence<[UInt8], any Error> & Sendable
 
-    enum Storage: Sendable {
+    // `package`: Ferry's serializers read a body back (a multipart body written to a file).
+    package enum Storage: Sendable {
         case bytes([UInt8])
         case file(path: String)
         case stream(ByteChunks, length: Int64?)
     }
 
-    let storage: Storage
+    package let storage: Storage
 
     /// A body from bytes in memory.
     public static func data(_ data: Data) -> RequestBody { RequestBody(storage: .bytes(Array(data))) }

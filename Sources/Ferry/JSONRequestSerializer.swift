@@ -34,17 +34,13 @@ public struct JSONRequestSerializer: RequestSerializing {
     ///   JSON has no form for.
     public func serialize(_ request: NetworkRequest, with parameters: Parameters?) throws(NetworkError) -> NetworkRequest {
         let writer = JSONWriter(prettyPrinted: writingOptions.contains(.prettyPrinted),
-                                escapesSlashes: !writingOptions.contains(.withoutEscapingSlashes))
+                                escapesSlashes: !writingOptions.contains(.withoutEscapingSlashes),
+                                writesWholeDoublesAsIntegers: true)
         return try http.serialize(request, with: parameters, asBody: "application/json") { parameters throws(NetworkError) in
             do throws(JSONWriter.Failure) {
-                return try writer.write(.dictionary(parameters))
+                return try writer.write(ParameterValue.dictionary(parameters))
             } catch {
-                let reason: String
-                switch error {
-                case .set(let path): reason = "The parameters are not valid JSON: a set at \(path) (JSON has arrays only)"
-                case .nonFiniteNumber(let path): reason = "The parameters are not valid JSON: a number at \(path) is NaN or infinite"
-                }
-                throw NetworkError(.invalidRequest, reason: reason, failingURL: request.url)
+                throw NetworkError(.invalidRequest, reason: "The parameters are not valid JSON: \(error)", failingURL: request.url)
             }
         }
     }

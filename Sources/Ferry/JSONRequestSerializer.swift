@@ -45,6 +45,24 @@ public struct JSONRequestSerializer: RequestSerializing {
         }
     }
 
+    /// `request` with `body` as its JSON body, written with ``writingOptions``, and
+    /// `Content-Type: application/json` unless it has one; the serializer's headers and
+    /// timeout too, whatever the method (a body was asked for).
+    /// - Throws: ``NetworkError`` with ``NetworkError/Code/invalidRequest`` naming where a NaN
+    ///   or an infinity sits.
+    public func serialize(_ request: NetworkRequest, json body: JSONValue) throws(NetworkError) -> NetworkRequest {
+        let writer = JSONWriter(prettyPrinted: writingOptions.contains(.prettyPrinted),
+                                escapesSlashes: !writingOptions.contains(.withoutEscapingSlashes))
+        var request = try http.serialize(request, with: nil)
+        do throws(JSONWriter.Failure) {
+            request.body = .bytes(try writer.write(body))
+        } catch {
+            throw NetworkError(.invalidRequest, reason: "The body is not valid JSON: \(error)", failingURL: request.url)
+        }
+        if request.headerFields[.contentType] == nil { request.headerFields[.contentType] = "application/json" }
+        return request
+    }
+
     /// `request` with `body` encoded as JSON by `encoder` (the caller's date and key
     /// strategies apply), and `Content-Type: application/json` unless it has one; the
     /// serializer's headers and timeout too.

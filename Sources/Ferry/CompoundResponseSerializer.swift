@@ -25,9 +25,10 @@ public struct CompoundResponseSerializer: ResponseSerializing {
     /// serializer it was.
     public struct Value: Sendable {
         /// The object as the serializer made it (never nil: a nil is no answer); `Data`
-        /// when the fallback answered. A serializer's `Optional` value stays wrapped here
-        /// (a `JSONValue?`, since an `Optional` of a `Sendable` type cannot be unwrapped into
-        /// `any Sendable`); ``object(as:)``, ``json`` and ``data`` see through it.
+        /// when the fallback answered. A serializer's `Optional` value stays wrapped here (a
+        /// `JSONValue?` holding a value: Swift cannot conform `Optional` to a protocol only
+        /// where its wrapped type is `Sendable`, so nothing can unwrap it into `any Sendable`
+        /// generically); ``object(as:)``, ``json`` and ``data`` see through it.
         public let object: any Sendable
         /// The index in ``CompoundResponseSerializer/serializers`` of the serializer that
         /// answered; nil when the plain HTTP fallback did.

@@ -41,34 +41,3 @@ public struct DataResponse<Value: Sendable>: Sendable {
         return error
     }
 }
-
-/// Lets a value typed `any Sendable` be asked whether it is a nil optional.
-private protocol NilComparable {
-    var isNil: Bool { get }
-}
-
-extension Optional: NilComparable {
-    fileprivate var isNil: Bool { self == nil }
-}
-
-/// `value` as AFNetworking's `id responseObject`: nil for a nil optional (an empty JSON
-/// body), so that a handler's `responseObject == nil` means what it says.
-func responseObject(_ value: some Sendable) -> (any Sendable)? {
-    if let optional = value as? any NilComparable, optional.isNil { return nil }
-    return value
-}
-
-/// A manager's ``SessionManager/responseSerializer`` as one concrete serializer, whose value
-/// is AFNetworking's `responseObject`.
-struct ResponseObjectSerializer: ResponseSerializing {
-    let base: any ResponseSerializing
-
-    func serialize(_ response: NetworkResponse, data: Data?) throws(NetworkError) -> (any Sendable)? {
-        try Self.serialize(base, response, data)
-    }
-
-    private static func serialize(_ serializer: some ResponseSerializing, _ response: NetworkResponse,
-                                  _ data: Data?) throws(NetworkError) -> (any Sendable)? {
-        responseObject(try serializer.serialize(response, data: data))
-    }
-}

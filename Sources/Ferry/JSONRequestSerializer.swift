@@ -34,19 +34,33 @@ public struct JSONRequestSerializer: RequestSerializing {
     ///   JSON has no form for.
     public func serialize(_ request: NetworkRequest, with parameters: Parameters?) throws(NetworkError) -> NetworkRequest {
         let writer = JSONWriter(prettyPrinted: writingOptions.contains(.prettyPrinted),
-                                escapesSlashes: !writingOptions.contains(.withoutEscapingSlashes))
+                                escapesSlashes: !writingOptions.contains(.withoutEscapingSlashes),
+                                writesWholeDoublesAsIntegers: true)
         return try http.serialize(request, with: parameters, asBody: "application/json") { parameters throws(NetworkError) in
             do throws(JSONWriter.Failure) {
-                return try writer.write(.dictionary(parameters))
+                return try writer.write(ParameterValue.dictionary(parameters))
             } catch {
-                let reason: String
-                switch error {
-                case .set(let path): reason = "The parameters are not valid JSON: a set at \(path) (JSON has arrays only)"
-                case .nonFiniteNumber(let path): reason = "The parameters are not valid JSON: a number at \(path) is NaN or infinite"
-                }
-                throw NetworkError(.invalidRequest, reason: reason, failingURL: request.url)
+                throw NetworkError(.invalidRequest, reason: "The parameters are not valid JSON: \(error)", failingURL: request.url)
             }
         }
+    }
+
+    /// `request` with `body` as its JSON body, written with ``writingOptions``, and
+    /// `Content-Type: application/json` unless it has one; the serializer's headers and
+    /// timeout too, whatever the method (a body was asked for).
+    /// - Throws: ``NetworkError`` with ``NetworkError/Code/invalidRequest`` naming where a NaN
+    ///   or an infinity sits.
+    public func serialize(_ request: NetworkRequest, json body: JSONValue) throws(NetworkError) -> NetworkRequest {
+        let writer = JSONWriter(prettyPrinted: writingOptions.contains(.prettyPrinted),
+                                escapesSlashes: !writingOptions.contains(.withoutEscapingSlashes))
+        var request = try http.serialize(request, with: nil)
+        do throws(JSONWriter.Failure) {
+            request.body = .bytes(try writer.write(body))
+        } catch {
+            throw NetworkError(.invalidRequest, reason: "The body is not valid JSON: \(error)", failingURL: request.url)
+        }
+        if request.headerFields[.contentType] == nil { request.headerFields[.contentType] = "application/json" }
+        return request
     }
 
     /// `request` with `body` encoded as JSON by `encoder` (the caller's date and key

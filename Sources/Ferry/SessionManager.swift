@@ -55,7 +55,7 @@ open class SessionManager: @unchecked Sendable {
     public init(sessionConfiguration configuration: SessionConfiguration = .default) {
         let hooks = SessionManagerHooks(policy: .default)
         self.hooks = hooks
-        state = Mutex(State(session: Self.makeSession(configuration, hooks: hooks), responseSerializer: HTTPResponseSerializer(),
+        state = Mutex(State(session: Self.makeSession(configuration, hooks: hooks), responseSerializer: JSONResponseSerializer(),
                             completionQueue: nil, completionGroup: nil, reachabilityManager: .shared))
     }
 

@@ -83,4 +83,21 @@ struct JSONRequestSerializerTests {
         guard case .bytes(let bytes)? = request.body?.storage else { Issue.record("no body"); return }
         #expect(String(decoding: bytes, as: UTF8.self) == #"{"created_at":5,"title":"t"}"#)
     }
+
+    @Test func aJSONValueIsSentAsTheBody() throws {
+        var serializer = JSONRequestSerializer()
+        serializer.writingOptions = [.withoutEscapingSlashes]
+        let request = try serializer.serialize(NetworkRequest(url: Self.url, method: .get),
+                                               json: ["path": "a/b", "ratio": 2.0, "count": 2, "items": [nil, true]])
+        #expect(request.headerFields[.contentType] == "application/json")
+        #expect(request.url == Self.url, "a JSON value is a body whatever the method")
+        #expect(Self.body(request) == #"{"count":2,"items":[null,true],"path":"a/b","ratio":2.0}"#)
+        do {
+            _ = try serializer.serialize(NetworkRequest(url: Self.url, method: .post), json: ["x": [.double(.nan)]])
+            Issue.record("wrote a NaN")
+        } catch {
+            #expect(error.code == .invalidRequest)
+            #expect(error.reason == "The body is not valid JSON: a number at x[0] is NaN or infinite")
+        }
+    }
 }

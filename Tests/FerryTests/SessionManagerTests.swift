@@ -26,9 +26,9 @@ enum ManagerTest {
         return configuration
     }
 
-    /// The body parsed as a JSON object.
+    /// A response object (a `JSONValue`, or the body as `Data`) as a Foundation JSON object.
     static func json(_ value: (any Sendable)?) throws -> [String: Any] {
-        let data = try #require(value as? Data)
+        let data = try (value as? JSONValue)?.jsonData() ?? #require(value as? Data)
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 }
@@ -49,8 +49,9 @@ struct SessionManagerTests {
             let seen = Recorder<(queue: String?, status: Int?, json: Bool, error: NetworkError?)>((nil, nil, false, nil))
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 let task = manager.dataTask(with: NetworkRequest(url: server.url("/get?a=1"))) { response, object, error in
-                    let parsed = (object as? Data).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-                    seen.update { $0 = (DispatchQueue.getSpecific(key: key), response?.statusCode, parsed?["args"] != nil, error) }
+                    // JSON by default: a JSONValue, which crosses threads.
+                    let argument = (object as? JSONValue)?["args"]?["a"]?.stringValue
+                    seen.update { $0 = (DispatchQueue.getSpecific(key: key), response?.statusCode, argument == "1", error) }
                 }
                 task.resume()
                 group.notify(queue: .global()) { done.resume() }
@@ -120,7 +121,8 @@ struct SessionManagerTests {
             #expect(counts == counts.sorted())
             let lastDownload = try #require(downloads.value.last)
             #expect(lastDownload.isFinished)
-            #expect(lastDownload.completedUnitCount == Int64((object as? Data)?.count ?? -1))
+            #expect(lastDownload.completedUnitCount == lastDownload.totalUnitCount)
+            #expect(lastDownload.completedUnitCount > 100)
         }
     }
 

@@ -73,7 +73,12 @@ open class HTTPSessionManager: SessionManager, @unchecked Sendable {
     /// - Throws: ``NetworkError``: a bad URL, a refused header, or the serializer's error.
     public func request(method: HTTPRequest.Method, urlString: String, parameters: Parameters?,
                         headers: [String: String]?) throws(NetworkError) -> NetworkRequest {
-        var request = try requestSerializer.request(method: method, url: url(for: urlString), parameters: parameters)
+        try applying(headers, to: requestSerializer.request(method: method, url: url(for: urlString), parameters: parameters))
+    }
+
+    /// `request` with `headers` replacing its fields of the same names.
+    func applying(_ headers: [String: String]?, to request: NetworkRequest) throws(NetworkError) -> NetworkRequest {
+        var request = request
         for (name, value) in headers ?? [:] { try request.setValue(value, forHTTPHeaderField: name) }
         return request
     }
@@ -103,7 +108,7 @@ open class HTTPSessionManager: SessionManager, @unchecked Sendable {
         completionDelivery()({ failure(nil, error) })
     }
 
-    private static func report(_ response: DataResponse<(any Sendable)?>, _ success: Success?, _ failure: Failure?) {
+    static func report(_ response: DataResponse<(any Sendable)?>, _ success: Success?, _ failure: Failure?) {
         // Always a data task: this manager's closures are only given to data tasks.
         guard let task = response.task as? DataTask else { return }
         switch response.result {

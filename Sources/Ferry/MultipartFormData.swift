@@ -80,8 +80,13 @@ public struct MultipartFormData: Sendable {
     /// of at most 64 KiB (or packets of the throttle's size) when the consumer asks for them.
     public var bodyStream: MultipartBodyStream { MultipartBodyStream(self) }
 
-    /// The body for a request: ``bodyStream`` with ``contentLength`` as its length.
-    public var requestBody: RequestBody { .stream(bodyStream, length: contentLength) }
+    /// The body for a request: ``bodyStream`` with ``contentLength`` as its length. Without a
+    /// byte-stream part it is replayable (every iteration starts again from the first byte,
+    /// reading the files anew), so a 307 redirect or an answer to a challenge sends it again
+    /// by itself; a caller's byte stream can be read once only.
+    public var requestBody: RequestBody {
+        .stream(bodyStream, length: contentLength, replayable: !parts.contains { $0.isStream })
+    }
 
     // MARK: - Parts
 

@@ -21,6 +21,12 @@ struct MultipartPart: Sendable {
     /// The body.
     let body: Body
 
+    /// Whether the body is a caller's byte stream, which can be read once only.
+    var isStream: Bool {
+        if case .stream = body { return true }
+        return false
+    }
+
     /// The body's length in bytes.
     var bodyLength: Int64 {
         switch body {

@@ -33,6 +33,14 @@ extension SessionManager {
         return try Self.valueAndResponse(outcome)
     }
 
+    /// Loads `request` and decodes its JSON body as `type` with `decoder`.
+    /// - Throws: ``NetworkError``: the task's failure, a refused response, or a body that does
+    ///   not decode (``NetworkError/Code/cannotDecodeContentData``, naming the coding path).
+    public func data<T: Decodable & Sendable>(for request: NetworkRequest, as type: T.Type,
+                                              decoder: JSONDecoder = JSONDecoder()) async throws(NetworkError) -> T {
+        try await data(for: request, serializer: DecodableResponseSerializer(type, decoder: decoder)).value
+    }
+
     /// Downloads `request` to the file `destination` names (replacing one there) and returns
     /// its URL, once ``responseSerializer`` accepted the response.
     /// - Throws: ``NetworkError``: the task's failure, a refused response, or

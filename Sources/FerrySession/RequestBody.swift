@@ -12,7 +12,7 @@ public struct RequestBody: Sendable {
     package enum Storage: Sendable {
         case bytes([UInt8])
         case file(path: String)
-        case stream(ByteChunks, length: Int64?)
+        case stream(ByteChunks, length: Int64?, replayable: Bool)
     }
 
     package let storage: Storage
@@ -34,13 +34,18 @@ public struct RequestBody: Sendable {
     ///   - chunks: The chunks, in order.
     ///   - length: The total length if known (sent as Content-Length, and enforced); `nil`
     ///     sends the body chunked.
-    public static func stream(_ chunks: ByteChunks, length: Int64?) -> RequestBody {
-        RequestBody(storage: .stream(chunks, length: length))
+    ///   - replayable: Whether every iteration of `chunks` yields the same bytes from the
+    ///     start (a sequence over memory or files, such as a multipart body), so that a
+    ///     request sent again (a 307 or 308 redirect, an answer to a challenge) iterates it
+    ///     anew. False by default: a stream is read once, and sending it again asks the task
+    ///     delegate for a new one.
+    public static func stream(_ chunks: ByteChunks, length: Int64?, replayable: Bool = false) -> RequestBody {
+        RequestBody(storage: .stream(chunks, length: length, replayable: replayable))
     }
 
     /// Whether the body is read once from a stream, so that sending it again needs a new one.
     var isStream: Bool {
-        if case .stream = storage { return true }
+        if case .stream(_, _, replayable: false) = storage { return true }
         return false
     }
 
@@ -49,7 +54,7 @@ public struct RequestBody: Sendable {
         switch storage {
         case .bytes(let bytes): return Int64(bytes.count)
         case .file: return nil
-        case .stream(_, let length): return length
+        case .stream(_, let length, _): return length
         }
     }
 }

@@ -41,7 +41,7 @@ enum RequestPreparation {
         case nil: body = .none
         case .bytes(let bytes)?: body = .bytes(bytes)
         case .file(let path)?: body = .file(path: path)
-        case .stream(let chunks, let length)?: body = .stream(AsyncChunkSource(chunks), length: length)
+        case .stream(let chunks, let length, _)?: body = .stream(AsyncChunkSource(chunks), length: length)
         }
         var exchange = ExchangeRequest(
             key: PoolKey(scheme: scheme, host: bareHost, port: port),

@@ -124,6 +124,23 @@ struct SessionRedirectTests {
         }
     }
 
+    /// A stream that says every iteration starts again from the first byte is sent again
+    /// by itself, without asking a delegate.
+    @Test func aReplayableStreamIsSentAgainByItself() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            var request = NetworkRequest(url: server.url("/redirect-to?url=/anything&status_code=308"), method: .put)
+            request.body = .stream(ReplayableChunks(chunks: [Array("pay".utf8), Array("load".utf8)]), length: 7, replayable: true)
+            let delegate = NewBodyDelegate(body: nil)
+            let (data, response) = try await session.data(for: request, delegate: delegate)
+            #expect(response.statusCode == 200)
+            #expect(Self.echo(data)["data"] as? String == "payload")
+            #expect(Self.echo(data)["method"] as? String == "PUT")
+            #expect(delegate.asked == 0)
+        }
+    }
+
     @Test func credentialsAreNotSentToAnotherOrigin() async throws {
         try await HTTPBinServer.withServer { other in
             try await HTTPBinServer.withServer { server in
@@ -205,4 +222,16 @@ final class NewBodyDelegate: SessionTaskDelegate {
         calls.add(1, ordering: .relaxed)
         return body.withLock { $0 }
     }
+}
+
+/// Chunks from memory: every iteration yields them all from the first.
+struct ReplayableChunks: AsyncSequence, Sendable {
+    let chunks: [[UInt8]]
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var rest: ArraySlice<[UInt8]>
+        mutating func next() async throws -> [UInt8]? { rest.popFirst() }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rest: chunks[...]) }
 }

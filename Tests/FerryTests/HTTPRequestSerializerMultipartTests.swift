@@ -12,7 +12,7 @@ struct HTTPRequestSerializerMultipartTests {
     static let url = URL(string: "https://api.example.com/v1/upload")!
 
     static func bodyBytes(_ request: NetworkRequest) async throws -> [UInt8] {
-        guard case .stream(let chunks, _)? = request.body?.storage else { return [] }
+        guard case .stream(let chunks, _, _)? = request.body?.storage else { return [] }
         var bytes: [UInt8] = []
         for try await chunk in chunks { bytes += chunk }
         return bytes

@@ -6,7 +6,7 @@ import FerrySession
 import FoundationEssentials
 import HTTPTypes
 
-extension HTTPRequestSerializer {
+extension RequestSerializing {
     /// A `multipart/form-data` request: AFNetworking's
     /// `multipartFormRequestWithMethod:URLString:parameters:constructingBodyWithBlock:error:`.
     ///
@@ -94,7 +94,7 @@ extension HTTPRequestSerializer {
                 try file.write(buffer[..<count])
                 written += Int64(count)
             }
-        case .stream(let chunks, let length):
+        case .stream(let chunks, let length, _):
             do {
                 for try await chunk in chunks {
                     try file.write(chunk)

@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "ferry", targets: ["ferry"]),
         .executable(name: "ferry-pin", targets: ["ferry-pin"]),
         .executable(name: "ferry-reach", targets: ["ferry-reach"]),
+        .executable(name: "ferry-api", targets: ["ferry-api"]),
     ],
     traits: [
         // The two APIs that need the full Foundation (NotificationCenter, Progress). Everything
@@ -97,6 +98,7 @@ let package = Package(
         .executableTarget(name: "ferry", dependencies: ["Ferry"], path: "Examples/ferry"),
         .executableTarget(name: "ferry-pin", dependencies: ["Ferry"], path: "Examples/ferry-pin"),
         .executableTarget(name: "ferry-reach", dependencies: ["Ferry"], path: "Examples/ferry-reach"),
+        .executableTarget(name: "ferry-api", dependencies: ["Ferry"], path: "Examples/ferry-api"),
 
         // MARK: - Tests
         .target(
@@ -106,6 +108,8 @@ let package = Package(
             // TLS test certificates (Scripts/make-test-certificates), read by path, not compiled.
             exclude: ["Certificates"]
         ),
+        // The test suite's echo server as a program, for trying the examples by hand.
+        .executableTarget(name: "ferry-echo-server", dependencies: ["Ferry", "TestSupport"], path: "Tests/EchoServer"),
         .testTarget(name: "FerryBaseTests", dependencies: ["FerryBase"]),
         .testTarget(name: "FerryWireTests", dependencies: ["FerryWire", httpTypes], resources: [.copy("Fixtures")]),
         .testTarget(name: "FerryIOTests", dependencies: ["FerryIO", "CFerryShims"]),
@@ -114,7 +118,7 @@ let package = Package(
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "TestSupport"]),
         .testTarget(name: "FerryPinTests", dependencies: ["ferry-pin", "TestSupport"]),
         .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS", "COpenSSL", "CFerryShims", "TestSupport"]),
-        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerrySession", "FerryTLS", "TestSupport"]),
+        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerrySession", "FerryTLS", "TestSupport", "ferry-api"]),
         .testTarget(
             name: "FerryReachabilityTests",
             dependencies: ["FerryReachability", "FerryIO", "TestSupport", "ferry-reach"]

@@ -37,7 +37,13 @@ let package = Package(
             name: "FoundationProgress",
             description: "SessionTask.foundationProgress, a Foundation.Progress kept up to date as the task's bytes move."
         ),
-        .default(enabledTraits: ["ReachabilityNotifications", "FoundationProgress"]),
+        // SessionManager's NotificationCenter notifications (AFNetworking's task did resume /
+        // suspend / complete, session did invalidate, download did move file).
+        .trait(
+            name: "ManagerNotifications",
+            description: "SessionManager posts AFNetworking's task, session and download notifications through Foundation's NotificationCenter."
+        ),
+        .default(enabledTraits: ["ReachabilityNotifications", "FoundationProgress", "ManagerNotifications"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -92,7 +98,13 @@ let package = Package(
             // turning the trait off never changes which overload the other files call.
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
-        .target(name: "Ferry", dependencies: ["FerrySession", "FerryTLS", "FerryReachability", httpTypes]),
+        .target(
+            name: "Ferry",
+            dependencies: ["FerrySession", "FerryTLS", "FerryReachability", httpTypes],
+            // As in FerrySession: the trait-gated files that import Foundation must not change
+            // which overloads the other files call.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
 
         // MARK: - Examples (public API only)
         .executableTarget(name: "ferry", dependencies: ["Ferry"], path: "Examples/ferry"),

@@ -62,7 +62,7 @@ open class SessionManager: @unchecked Sendable {
     private static func makeSession(_ configuration: SessionConfiguration, hooks: SessionManagerHooks) -> Session {
         var configuration = configuration
         configuration.serverTrustEvaluator = ManagerTrustEvaluator(hooks: hooks)
-        let delegate = SessionManagerSessionDelegate(hooks: hooks) { _, _ in }
+        let delegate = SessionManagerSessionDelegate(hooks: hooks)
         return Session(configuration: configuration, delegate: delegate)
     }
 
@@ -155,6 +155,9 @@ open class SessionManager: @unchecked Sendable {
         _ handler: @escaping @Sendable (ManagerTaskOutcome, Result<Serializer.Value, NetworkError>) -> Void
     ) -> SessionManagerTaskDelegate.Finish {
         let deliver = completionDelivery()
+        let notify = hooks.notify
+        // A notification names the caller's serializer, not the manager's type-erasing wrapper.
+        let reported: any ResponseSerializing = (serializer as? ResponseObjectSerializer)?.base ?? serializer
         return { outcome in
             Self.processingQueue.async {
                 let result: Result<Serializer.Value, NetworkError>
@@ -166,7 +169,18 @@ open class SessionManager: @unchecked Sendable {
                     result = .failure(NetworkError(.badServerResponse, reason: "The task completed without a response",
                                                    failingURL: outcome.task.originalRequest.url))
                 }
-                deliver { handler(outcome, result) }
+                deliver {
+                    handler(outcome, result)
+                    guard let notify else { return }
+                    var value: (any Sendable)?, failure: NetworkError?
+                    switch result {
+                    case .success(let serialized): value = responseObject(serialized)
+                    case .failure(let error): failure = error
+                    }
+                    notify(.taskDidComplete(.init(task: outcome.task, serializer: reported, serializedResponse: value,
+                                                  data: outcome.data, fileURL: outcome.fileURL, error: failure,
+                                                  metrics: outcome.metrics)))
+                }
             }
         }
     }

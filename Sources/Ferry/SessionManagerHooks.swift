@@ -28,9 +28,16 @@ final class SessionManagerHooks: Sendable {
     }
 
     private let state: Mutex<(blocks: Blocks, policy: SecurityPolicy)>
+    /// Posts the manager's notifications; nil without the `ManagerNotifications` trait.
+    let notify: (@Sendable (SessionManagerEvent) -> Void)?
 
     init(policy: SecurityPolicy) {
         state = Mutex((Blocks(), policy))
+        #if ManagerNotifications
+        notify = SessionManager.postNotification
+        #else
+        notify = nil
+        #endif
     }
 
     /// The blocks as they are now.
@@ -62,16 +69,14 @@ struct ManagerTrustEvaluator: ServerTrustEvaluating {
 /// The manager's session delegate: session-wide events go to the blocks.
 final class SessionManagerSessionDelegate: SessionDelegate {
     let hooks: SessionManagerHooks
-    let invalidated: @Sendable (Session, NetworkError?) -> Void
 
-    init(hooks: SessionManagerHooks, invalidated: @escaping @Sendable (Session, NetworkError?) -> Void) {
+    init(hooks: SessionManagerHooks) {
         self.hooks = hooks
-        self.invalidated = invalidated
     }
 
     func session(_ session: Session, didBecomeInvalidWithError error: NetworkError?) {
         hooks.blocks.sessionDidBecomeInvalid?(session, error)
-        invalidated(session, error)
+        hooks.notify?(.sessionDidInvalidate(session, error))
     }
 
     func session(_ session: Session, didReceive challenge: AuthenticationChallenge,

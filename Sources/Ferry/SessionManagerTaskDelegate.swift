@@ -22,7 +22,7 @@ struct ManagerTaskOutcome: Sendable {
 /// event to the manager's blocks, and hands the outcome to the task's completion step.
 ///
 /// Its events arrive on the session's delegate queue, one at a time, in order.
-final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDelegate {
+final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDelegate, TaskLifecycleObserving {
     typealias Finish = @Sendable (ManagerTaskOutcome) -> Void
 
     let hooks: SessionManagerHooks
@@ -43,6 +43,14 @@ final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDele
     }
 
     // MARK: Task events
+
+    func taskDidResume(_ task: SessionTask) {
+        hooks.notify?(.taskDidResume(task))
+    }
+
+    func taskDidSuspend(_ task: SessionTask) {
+        hooks.notify?(.taskDidSuspend(task))
+    }
 
     func session(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
                  totalBytesExpectedToSend: Int64?) {
@@ -120,8 +128,10 @@ final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDele
         do throws(NetworkError) {
             try FileMove.move(location, to: target)
             state.withLock { $0.fileURL = target }
+            hooks.notify?(.downloadDidMoveFile(downloadTask, target))
         } catch {
             state.withLock { $0.moveError = error }
+            hooks.notify?(.downloadDidFailToMoveFile(downloadTask, error))
         }
     }
 }

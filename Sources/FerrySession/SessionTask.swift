@@ -137,16 +137,26 @@ public class SessionTask: @unchecked Sendable {
 
     /// Starts the task, or continues it after ``suspend()``. A surplus call does nothing.
     public func resume() {
-        let action = core.withLock { $0.machine.resume() }
+        let (action, observer) = core.withLock { core in
+            let before = core.machine.publicState
+            let action = core.machine.resume()
+            return (action, before == core.machine.publicState ? nil : core.delegate as? any TaskLifecycleObserving)
+        }
         run(action)
+        observer?.taskDidResume(self)
     }
 
     /// Suspends the task: no more body bytes are read until ``resume()`` (the socket's
     /// backpressure holds the server; nothing is lost). Calls are counted: each needs its
     /// `resume()`. A task that has not started yet simply waits longer.
     public func suspend() {
-        let action = core.withLock { $0.machine.suspend() }
+        let (action, observer) = core.withLock { core in
+            let before = core.machine.publicState
+            let action = core.machine.suspend()
+            return (action, before == core.machine.publicState ? nil : core.delegate as? any TaskLifecycleObserving)
+        }
         run(action)
+        observer?.taskDidSuspend(self)
     }
 
     /// Cancels the task. It completes with ``NetworkError/Code/cancelled`` (at once if it never
@@ -270,4 +280,15 @@ extension SessionTask {
             return running.readingPaused
         }
     }
+}
+
+/// A task delegate told when its task starts running or is suspended, on the thread that
+/// called ``SessionTask/resume()`` or ``SessionTask/suspend()``: what AFNetworking's task
+/// notifications need, which URLSession's delegates do not say. Package-only: Ferry's
+/// managers use it.
+package protocol TaskLifecycleObserving: AnyObject {
+    /// The task went from suspended (or never started) to running.
+    func taskDidResume(_ task: SessionTask)
+    /// The task went from running to suspended.
+    func taskDidSuspend(_ task: SessionTask)
 }

@@ -57,8 +57,10 @@ struct Transfer: Sendable {
             }
             let started = session.dataTask(with: request)
             task = started
-            // Only -v needs the delegate: each of its events costs a hop to the delegate queue.
-            if options.verbose { started.delegate = TransferObserver(console: console) }
+            // Only -v and -F need the delegate: each of its events costs a hop to the delegate queue.
+            if options.verbose || builder.form != nil {
+                started.delegate = TransferObserver(console: options.verbose ? console : nil, form: builder.form)
+            }
             let (body, response) = try await started.bytes()
             report.record(response)
             mayHaveAbandonedBody = true

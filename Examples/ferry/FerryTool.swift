@@ -29,7 +29,7 @@ struct FerryTool {
     static func run<Arguments: RandomAccessCollection<String>>(_ arguments: Arguments, console: Console) async -> ExitCode
     where Arguments.Index == Int {
         let options: Options
-        let builder: RequestBuilder
+        var builder: RequestBuilder
         do throws(UsageError) {
             options = try ArgumentParser().parse(arguments)
             if options.showHelp || options.showVersion {
@@ -37,11 +37,19 @@ struct FerryTool {
                 return .ok
             }
             let postData = PostData(pieces: options.data)
-            if !options.silent { console.writeErrorLines(postData.warnings) }
+            if !options.silent { console.writeErrorLines(postData.warnings + options.form.flatMap(\.warnings)) }
             builder = try RequestBuilder(options: options, postData: postData)
         } catch {
             console.writeErrorLines(error.lines)
             return .usage
+        }
+        if !options.form.isEmpty {
+            // After the usage checks, as curl: `-F a=@missing -d x` is a usage error first.
+            do {
+                builder = builder.sending(try FormBody.make(options.form))
+            } catch {
+                return report(formFailure: error, options: options, console: console)
+            }
         }
         do {
             // Every -H is checked before the first byte goes anywhere (CLI.md: exit 2).
@@ -57,6 +65,18 @@ struct FerryTool {
         let tls = TLSSetup(options.tls)
         return await Runner(options: options, builder: builder, console: console, writeOut: writeOut, tls: tls,
                             cookies: CookieSetup(options)).run()
+    }
+
+    /// A form that cannot be built: a type or name Ferry refuses is bad usage (exit 2); a file
+    /// that cannot be read is curl's exit 26, with curl's sentence and the cause.
+    private static func report(formFailure error: NetworkError, options: Options, console: Console) -> ExitCode {
+        let code = ExitCode(error)
+        if code == .usage {
+            console.writeErrorLines(UsageError("option -F: \(error.reason)", suggestsHelp: false).lines)
+        } else if options.showsErrors {
+            console.writeErrorLines(["ferry: (\(code)) Failed to open/read local data from file/application (\(error.reason))"])
+        }
+        return code
     }
 
     /// `-w @file` reads the format from a file (`@-`: standard input), as curl.

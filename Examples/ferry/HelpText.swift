@@ -6,6 +6,9 @@ enum HelpText {
          --data-binary <data>   HTTP POST data exactly as given (@file too)
          --data-raw <data>      HTTP POST data, '@' not special
          --json <data>          HTTP POST JSON (sets Content-Type and Accept)
+     -F, --form <name=content>  Multipart POST part: name=value, name=@file (streamed;
+                                ;type=a/b ;filename=x) or name=<file (file as value)
+         --form-string <name=value> Multipart POST field, value taken literally
      -G, --get                  Put the post data in the URL query and use GET
      -H, --header <header>      Pass custom header(s) to server ('Name:' removes, 'Name;' empty)
      -X, --request <method>     Specify the request method to use

@@ -36,6 +36,10 @@ struct OptionSpec: Sendable {
         value("data-binary", nil) { options, text in options.data.append(.init(kind: .binary, value: text)) },
         value("data-raw", nil) { options, text in options.data.append(.init(kind: .raw, value: text)) },
         value("json", nil) { options, text in options.data.append(.init(kind: .json, value: text)) },
+        value("form", "F") { options, text throws(UsageError) in options.form.append(try FormArgument(parsing: text)) },
+        value("form-string", nil) { options, text throws(UsageError) in
+            options.form.append(try FormArgument(parsing: text, literal: true))
+        },
         flag("get", "G") { options, on in options.useGet = on },
         value("output", "o") { options, text in options.outputs.append(text) },
         value("url", nil) { options, text in options.addURL(text) },

@@ -40,6 +40,8 @@ struct Options: Sendable, Equatable {
     var method: String?
     var headers: [String] = []
     var data: [DataPiece] = []
+    /// `-F`/`--form` and `--form-string` parts, in order (a `multipart/form-data` POST).
+    var form: [FormArgument] = []
     var useGet = false
     var include = false
     var headOnly = false

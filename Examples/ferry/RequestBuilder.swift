@@ -10,6 +10,9 @@ struct RequestBuilder: Sendable {
     let method: HTTPRequest.Method
     /// The body, or nil (no data, or the data went into the query with `-G`).
     let body: [UInt8]?
+    /// The `-F` form, set by ``sending(_:)`` once its files were checked; its body is
+    /// streamed, and each request gets a new stream from it.
+    private(set) var form: MultipartFormData?
     /// `-G` data to append to each URL's query.
     let queryData: String?
     /// `--max-filesize`.
@@ -24,17 +27,25 @@ struct RequestBuilder: Sendable {
     /// Whether credentials go as Basic with the first request (`--basic`, the default).
     private let basicUpFront: Bool
 
-    /// Plans the requests.
-    /// - Throws: ``UsageError`` when the options ask for two methods (`-I` with `-d`), as curl.
+    /// Plans the requests (a `-F` form is added with ``sending(_:)``).
+    /// - Throws: ``UsageError`` when the options ask for two methods (`-I` with `-d`, `-F`
+    ///   with `-d`, `--json` or `-I`), as curl.
     init(options: Options, postData: PostData) throws(UsageError) {
         let hasData = !options.data.isEmpty
+        let hasForm = !options.form.isEmpty
         if options.headOnly && hasData && !options.useGet && options.method == nil {
             throw UsageError(
                 "You can only select one HTTP request method! You asked for both POST (using -d, --data or -F) and HEAD (-I, --head).",
                 suggestsHelp: false)
         }
+        if hasForm && (hasData || options.headOnly) {
+            let other = hasData ? "POST (-d, --data)" : "HEAD (-I, --head)"
+            throw UsageError("You can only select one HTTP request method! You asked for both \(other) and multipart formpost (-F, --form).",
+                             suggestsHelp: false)
+        }
+        // curl's -G only moves -d data into the query: a form is POSTed whatever -G says.
         let defaultMethod: HTTPRequest.Method =
-            options.headOnly ? .head : (options.useGet || !hasData) ? .get : .post
+            options.headOnly ? .head : hasForm ? .post : (options.useGet || !hasData) ? .get : .post
         method = options.method.flatMap { HTTPRequest.Method($0) } ?? defaultMethod
         maximumBodySize = options.maxFilesize
         headers = options.headers.compactMap(HeaderArgument.init)
@@ -61,6 +72,13 @@ struct RequestBuilder: Sendable {
             return (String(text[..<(colon ?? text.endIndex)]), colon.map { String(text[text.index(after: $0)...]) } ?? "")
         }
         cookieString = CookieSetup.cookieString(options)
+    }
+
+    /// This plan with the `-F` form as every request's body.
+    func sending(_ form: MultipartFormData) -> RequestBuilder {
+        var planned = self
+        planned.form = form
+        return planned
     }
 
     /// Checks every `-H` against Ferry's rules without sending anything.
@@ -91,9 +109,14 @@ struct RequestBuilder: Sendable {
             components.percentEncodedQuery = QueryEncoder.append(queryData, to: components.percentEncodedQuery)
             url = components.url ?? base
         }
-        var request = NetworkRequest(url: url, method: method, body: body.map { .bytes($0) })
+        var request = try form.map { form throws(NetworkError) in try Self.formRequest(form, method: method, url: url) }
+            ?? NetworkRequest(url: url, method: method, body: body.map { .bytes($0) })
         request.maximumResponseBodySize = maximumBodySize
         let named = Set(headers.map(\.canonicalName))
+        // A -H field replaces the form's own Content-Type or Content-Length, as curl's does.
+        for header in headers where form != nil && Self.formFields.contains(header.canonicalName) {
+            try request.setValue(nil, forHTTPHeaderField: header.name)
+        }
         // -u, or else the URL's user information, as curl reads them; a -H Authorization is
         // the user's own answer, which curl sends instead of either.
         if let given = credential ?? userInformation(of: url), !named.contains("authorization") {
@@ -104,7 +127,9 @@ struct RequestBuilder: Sendable {
         if let cookieString, !named.contains("cookie") { try request.setValue(cookieString, forHTTPHeaderField: "Cookie") }
         for header in headers {
             if case .add(let value) = header.action {
-                try request.addValue(value, forHTTPHeaderField: header.name)
+                // curl keeps the form's boundary in a Content-Type of the user's.
+                let boundary = header.canonicalName == "content-type" ? form.map { "; boundary=" + $0.boundary } : nil
+                try request.addValue(value + (boundary ?? ""), forHTTPHeaderField: header.name)
             } else {
                 // Validate the name even for a removal, so a typo is reported, not ignored.
                 try request.setValue(nil, forHTTPHeaderField: header.name)
@@ -113,6 +138,27 @@ struct RequestBuilder: Sendable {
         for field in implicitFields where !named.contains(field.name.lowercased()) {
             try request.setValue(field.value, forHTTPHeaderField: field.name)
         }
+        return request
+    }
+
+    /// The fields ``formRequest(_:method:url:)`` sets.
+    private static let formFields: Set<String> = ["content-type", "content-length"]
+
+    /// Ferry's own serializer with no default fields: the session's (curl's) are used instead.
+    private static let formSerializer: HTTPRequestSerializer = {
+        var serializer = HTTPRequestSerializer()
+        serializer.httpRequestHeaders = [:]
+        return serializer
+    }()
+
+    /// The library's multipart request: the form's streamed body, its `Content-Type` with the
+    /// boundary and its exact `Content-Length`.
+    private static func formRequest(_ form: MultipartFormData, method: HTTPRequest.Method, url: URL) throws(NetworkError) -> NetworkRequest {
+        // The library refuses a form with GET or HEAD, which carry no body; curl's -X only
+        // changes the method's name, so the form is built for POST and then renamed.
+        let carrier: HTTPRequest.Method = method == .get || method == .head ? .post : method
+        var request = try formSerializer.multipartFormRequest(method: carrier, url: url, formData: form)
+        request.method = method
         return request
     }
 

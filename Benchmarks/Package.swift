@@ -32,6 +32,8 @@ let package = Package(
                 "BenchSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // JSONDecoder.decode(_:from: ByteBuffer), for W8's documents.
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

@@ -32,6 +32,8 @@ let package = Package(
                 "BenchSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // JSONDecoder.decode(_:from: ByteBuffer), for W8's documents.
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
@@ -45,6 +47,9 @@ let package = Package(
         .executableTarget(name: "bench-c", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         // A C launcher between the driver and each client, so a client's peak RSS is its own.
         .executableTarget(name: "bench-launch"),
+        // W9's upload server on 127.0.0.1: reads every byte of each multipart POST, checks the
+        // form, answers with the byte counts, and keeps counters the driver reads.
+        .executableTarget(name: "bench-sink"),
     ],
     swiftLanguageModes: [.v6]
 )

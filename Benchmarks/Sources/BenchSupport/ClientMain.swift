@@ -2,17 +2,30 @@
 import Glibc
 #endif
 
+/// What a client run reports on its result line.
+public struct ClientResult: Sendable {
+    /// Body bytes received in all (for an upload: the file bytes the server says arrived).
+    public var bytes: Int64
+    /// For decoded documents (W8): the sum of every document's verified checksum.
+    public var checksum: Int64?
+
+    public init(bytes: Int64, checksum: Int64? = nil) {
+        self.bytes = bytes
+        self.checksum = checksum
+    }
+}
+
 /// The shared body of every Swift client's `main`: parse the options, run the workload, check
 /// each response, print the result line or the error, and exit.
 public enum ClientMain {
     /// Runs `workload` with the process's arguments and exits the process.
-    /// - Parameter workload: Loads `options.count` responses and returns the body bytes
-    ///   received in all; it throws on the first failure.
-    public static func run(_ workload: (ClientOptions) async throws -> Int64) async -> Never {
+    /// - Parameter workload: Loads `options.count` responses and returns what it received in
+    ///   all; it throws on the first failure.
+    public static func run(_ workload: (ClientOptions) async throws -> ClientResult) async -> Never {
         do {
             let options = try ClientOptions(arguments: Array(CommandLine.arguments.dropFirst()))
-            let bytes = try await workload(options)
-            print("result requests=\(options.count) bytes=\(bytes)")
+            let result = try await workload(options)
+            print("result requests=\(options.count) bytes=\(result.bytes)" + (result.checksum.map { " checksum=\($0)" } ?? ""))
             exit(0)
         } catch {
             let message = Array("error: \(error)\n".utf8)
@@ -29,25 +42,62 @@ public enum ClientMain {
     public static func requests(
         _ options: ClientOptions,
         _ load: @escaping @Sendable (_ index: Int) async throws -> (status: Int, bytes: Int64)
-    ) async throws -> Int64 {
-        let workers = min(options.concurrency, options.count)
+    ) async throws -> ClientResult {
         let expected = options.bodyBytes
-        return try await withThrowingTaskGroup(of: Int64.self) { group in
+        let (bytes, _) = try await spread(options) { index in
+            let (status, bytes) = try await load(index)
+            try check(status: status, bytes: bytes, expected: expected, index: index)
+            return (bytes, 0)
+        }
+        return ClientResult(bytes: bytes)
+    }
+
+    /// Runs `options.count` requests for W8's JSON document, `options.concurrency` at a time,
+    /// each checked to have returned status 200, exactly `options.bodyBytes` bytes and a
+    /// document whose records match its checksum (``BenchDocument/verified()``).
+    /// - Parameter load: Performs request number `index` and returns its status, body length
+    ///   and decoded document.
+    /// - Returns: The body bytes and the sum of the documents' checksums.
+    /// - Throws: The first failure, or ``BenchError`` for a wrong status, length or document.
+    public static func documents(
+        _ options: ClientOptions,
+        _ load: @escaping @Sendable (_ index: Int) async throws -> (status: Int, bytes: Int64, document: BenchDocument)
+    ) async throws -> ClientResult {
+        let expected = options.bodyBytes
+        let (bytes, checksum) = try await spread(options) { index in
+            let (status, bytes, document) = try await load(index)
+            try check(status: status, bytes: bytes, expected: expected, index: index)
+            do {
+                return (bytes, Int64(try document.verified()))
+            } catch {
+                throw BenchError("request \(index): \(error)")
+            }
+        }
+        return ClientResult(bytes: bytes, checksum: checksum)
+    }
+
+    /// Runs `options.count` calls of `load`, `options.concurrency` at a time, and sums the
+    /// pairs they return.
+    private static func spread(
+        _ options: ClientOptions,
+        _ load: @escaping @Sendable (_ index: Int) async throws -> (Int64, Int64)
+    ) async throws -> (Int64, Int64) {
+        let workers = min(options.concurrency, options.count)
+        return try await withThrowingTaskGroup(of: (Int64, Int64).self) { group in
             // Worker w takes requests w, w + workers, w + 2·workers, … one after another, so
             // exactly `workers` requests are in flight until the tail.
             for worker in 0..<workers {
                 group.addTask {
-                    var total: Int64 = 0
+                    var total: (Int64, Int64) = (0, 0)
                     for index in stride(from: worker, to: options.count, by: workers) {
-                        let (status, bytes) = try await load(index)
-                        try check(status: status, bytes: bytes, expected: expected, index: index)
-                        total += bytes
+                        let part = try await load(index)
+                        total = (total.0 + part.0, total.1 + part.1)
                     }
                     return total
                 }
             }
-            var total: Int64 = 0
-            for try await part in group { total += part }
+            var total: (Int64, Int64) = (0, 0)
+            for try await part in group { total = (total.0 + part.0, total.1 + part.1) }
             return total
         }
     }

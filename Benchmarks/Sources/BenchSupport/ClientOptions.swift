@@ -3,11 +3,12 @@
 ///
 /// ```
 /// bench-<client> --url URL --count N [--concurrency C] --body-bytes B
-///                [--mode memory|stream|download] [--output FILE] [--cacert PEM]
-///                [--connection-close] [--no-resume]
+///                [--mode memory|stream|download|decode|upload] [--output FILE] [--input FILE]
+///                [--cacert PEM] [--connection-close] [--no-resume]
 /// ```
-/// Every client prints one line `result requests=N bytes=B` on success and exits 0; on any
-/// failure it prints `error: …` on standard error and exits 1.
+/// Every client prints one line `result requests=N bytes=B` on success (`decode` adds
+/// `checksum=C`, the sum of the documents' checksums) and exits 0; on any failure it prints
+/// `error: …` on standard error and exits 1.
 public struct ClientOptions: Sendable {
     /// How a response body is consumed.
     public enum Mode: String, Sendable {
@@ -17,6 +18,11 @@ public struct ClientOptions: Sendable {
         case stream
         /// Streamed into the file named by ``ClientOptions/output`` (W7).
         case download
+        /// A JSON ``BenchDocument`` decoded from each body and verified (W8).
+        case decode
+        /// The file named by ``ClientOptions/input`` uploaded as a multipart form's `file`
+        /// part; `bodyBytes` is its size, and the server's answer says how much arrived (W9).
+        case upload
     }
 
     /// The URL every request fetches.
@@ -31,6 +37,8 @@ public struct ClientOptions: Sendable {
     public var mode = Mode.memory
     /// The download destination for ``Mode/download``.
     public var output: String?
+    /// The file to upload for ``Mode/upload``.
+    public var input: String?
     /// A PEM file of the only CA to trust for HTTPS.
     public var cacert: String?
     /// Send `Connection: close`, so every request runs on a new connection.
@@ -56,6 +64,7 @@ public struct ClientOptions: Sendable {
                 guard let parsed = Mode(rawValue: text) else { throw BenchError("--mode: unknown mode \(text)") }
                 mode = parsed
             case "--output": output = try reader.value(of: argument)
+            case "--input": input = try reader.value(of: argument)
             case "--cacert": cacert = try reader.value(of: argument)
             case "--connection-close": connectionClose = true
             case "--no-resume": resumesSessions = false
@@ -66,6 +75,7 @@ public struct ClientOptions: Sendable {
         guard let count, count > 0 else { throw BenchError("--count is required (at least 1)") }
         guard let bodyBytes else { throw BenchError("--body-bytes is required") }
         if mode == .download, output == nil { throw BenchError("--mode download needs --output") }
+        if mode == .upload, input == nil { throw BenchError("--mode upload needs --input") }
         self.url = url
         self.count = count
         self.bodyBytes = bodyBytes

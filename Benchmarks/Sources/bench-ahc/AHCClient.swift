@@ -1,17 +1,21 @@
 import AsyncHTTPClient
 import BenchSupport
+import Foundation
 import NIOCore
+import NIOFoundationCompat
 import NIOSSL
 
 /// The AsyncHTTPClient client (1.37.0): HTTP/1.1 only, trusting the benchmark's CA through its
-/// TLS configuration, otherwise its defaults (the shared singleton event-loop group).
+/// TLS configuration, otherwise its defaults (the shared singleton event-loop group). W8's
+/// documents go through Foundation's JSONDecoder (NIOFoundationCompat's `decode(_:from:)`
+/// reading the collected ByteBuffer); W9 does not apply (AHC has no multipart form builder).
 @main
 enum AHCClient {
     static func main() async {
         await ClientMain.run(run)
     }
 
-    static func run(_ options: ClientOptions) async throws -> Int64 {
+    static func run(_ options: ClientOptions) async throws -> ClientResult {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let cacert = options.cacert {
             tls.trustRoots = .file(cacert)
@@ -33,7 +37,7 @@ enum AHCClient {
         }
     }
 
-    static func load(_ options: ClientOptions, _ client: HTTPClient) async throws -> Int64 {
+    static func load(_ options: ClientOptions, _ client: HTTPClient) async throws -> ClientResult {
         var request = HTTPClientRequest(url: options.url)
         if options.connectionClose {
             request.headers.add(name: "Connection", value: "close")
@@ -47,6 +51,16 @@ enum AHCClient {
                 let body = try await response.body.collect(upTo: limit)
                 return (Int(response.status.code), Int64(body.readableBytes))
             }
+        case .decode:
+            let limit = Int(options.bodyBytes) + 1
+            return try await ClientMain.documents(options) { [request] _ in
+                let response = try await client.execute(request, timeout: timeout)
+                let body = try await response.body.collect(upTo: limit)
+                let document = try JSONDecoder().decode(BenchDocument.self, from: body)
+                return (Int(response.status.code), Int64(body.readableBytes), document)
+            }
+        case .upload:
+            throw BenchError("AsyncHTTPClient has no multipart form builder; W9 runs Ferry and curl")
         case .stream:
             return try await ClientMain.requests(options) { [request] _ in
                 let response = try await client.execute(request, timeout: timeout)

@@ -10,6 +10,8 @@ struct Client: Sendable {
         let url: String
         let caFile: String
         let downloadPath: String
+        /// The file to upload (W9).
+        let uploadPath: String
         /// A scratch file for the run (curl's config file).
         let scratchPath: String
     }
@@ -22,6 +24,7 @@ struct Client: Sendable {
                         "--concurrency", String(workload.concurrency),
                         "--body-bytes", String(workload.bodyBytes), "--mode", workload.mode]
             if workload.mode == "download" { argv += ["--output", run.downloadPath] }
+            if workload.mode == "upload" { argv += ["--input", run.uploadPath] }
             if workload.server != .http { argv += ["--cacert", run.caFile] }
             if workload.connectionClose { argv.append("--connection-close") }
             if !workload.resumesSessions { argv.append("--no-resume") }
@@ -40,6 +43,11 @@ struct Client: Sendable {
     /// The curl command line: one process per workload, every URL of it in a config file.
     static func curl(binary: String) -> Client {
         Client(name: "curl") { workload, run throws(BenchError) in
+            if workload.mode == "upload" {
+                // W9: curl's own multipart form, the file as the part "file"; the answer is dropped.
+                return ([binary, "--silent", "--show-error", "--http1.1", "--form", "file=@\(run.uploadPath)",
+                         "--output", "/dev/null", "--write-out", "%{http_code} %{size_upload}\\n", run.url], [:])
+            }
             // One `url`/`output` pair per request; curl runs them in order on one keep-alive
             // connection, or 32 at a time with --parallel.
             var config = ""

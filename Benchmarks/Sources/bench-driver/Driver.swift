@@ -8,6 +8,9 @@ import Foundation
 struct Driver {
     let options: DriverOptions
     let probe: NginxProbe
+    let sink: SinkProbe
+    /// W8's document checksum, decoded here from the file nginx serves (nil without W8).
+    let documentChecksum: Int64?
     let clients: [Client]
     let workloads: [Workload]
     let repetitions: Int
@@ -31,12 +34,15 @@ struct Driver {
         let all = Workload.all(quick: options.quick)
         if let wanted = options.workloads {
             if let unknown = wanted.first(where: { id in !all.contains { $0.id == id } }) {
-                throw BenchError("unknown workload \(unknown); the workloads are W0 to W7")
+                throw BenchError("unknown workload \(unknown); the workloads are W0 to W9")
             }
             workloads = all.filter { wanted.contains($0.id) }
         } else {
             workloads = all
         }
+        sink = SinkProbe(pid: options.sinkPID, port: options.sinkPort)
+        documentChecksum = try workloads.contains { $0.mode == "decode" }
+            ? Self.documentChecksum("\(options.wwwDirectory)/\(Workload.documentFile)") : nil
         repetitions = options.repetitions ?? (options.quick ? 1 : 5)
         timeoutSeconds = options.timeoutSeconds ?? (options.quick ? 120 : 600)
         let bin = options.binDirectory
@@ -60,14 +66,17 @@ struct Driver {
         var failures: [String] = []
         let started = monotonicSeconds()
         print("bench: \(workloads.count) workload(s) × \(clients.count) client(s) × \(repetitions) repetition(s)\(options.quick ? " (quick)" : ""), timeout \(Int(timeoutSeconds)) s per run")
+        var runs = 0
         for workload in workloads {
-            print("\(workload.id) \(workload.title)")
+            let skipped = clients.filter { !workload.applies(to: $0.name) }.map(\.name)
+            print("\(workload.id) \(workload.title)" + (skipped.isEmpty ? "" : " (does not apply to \(skipped.joined(separator: ", ")))"))
             for repetition in 1...repetitions {
-                for client in clients {
+                for client in clients where workload.applies(to: client.name) {
+                    runs += 1
                     do {
                         let sample = try measure(client, workload, repetition)
                         samples.append(sample)
-                        print(String(format: "  %@ #%d %-10@ cpu %.3f s  wall %.3f s  rss %.1f MiB  nginx %.2f s  conns %d",
+                        print(String(format: "  %@ #%d %-10@ cpu %.3f s  wall %.3f s  rss %.1f MiB  server %.2f s  conns %d",
                                      workload.id, repetition, client.name, sample.cpuSeconds, sample.wallSeconds,
                                      Double(sample.maxRSSKiB) / 1024, sample.nginx.cpuSeconds, sample.nginx.connections))
                     } catch {
@@ -94,7 +103,6 @@ struct Driver {
             print("bench: cannot write the results: \(error)")
             failures.append("results not written: \(error)")
         }
-        let runs = workloads.count * clients.count * repetitions
         if failures.isEmpty {
             print("bench: all \(runs) runs returned the right bodies")
         } else {
@@ -107,11 +115,14 @@ struct Driver {
     /// One client run on one workload, measured and checked.
     private func measure(_ client: Client, _ workload: Workload, _ repetition: Int) throws(BenchError) -> Sample {
         guard let port = options.ports[workload.server] else { throw BenchError("no port for \(workload.server)") }
-        let scheme = workload.server == .http ? "http" : "https"
+        let scheme = workload.server == .http || workload.server == .sink ? "http" : "https"
         let base = "\(options.workDirectory)/\(workload.id)-\(client.name)"
+        // bench-sink takes uploads at /upload; nginx serves the workload's file.
+        let path = workload.server == .sink ? "upload" : workload.file
         let context = Client.RunContext(
-            url: "\(scheme)://127.0.0.1:\(port)/\(workload.file)", caFile: options.caFile,
-            downloadPath: "\(base).download", scratchPath: "\(base).curlrc")
+            url: "\(scheme)://127.0.0.1:\(port)/\(path)", caFile: options.caFile,
+            downloadPath: "\(base).download", uploadPath: "\(options.wwwDirectory)/\(workload.file)",
+            scratchPath: "\(base).curlrc")
         let (argv, environment) = try client.command(workload, context)
         let child = ChildRun(launcher: "\(options.binDirectory)/bench-launch", argv: argv, environment: environment, stdoutPath: "\(base).out",
                              stderrPath: "\(base).err", timeoutSeconds: timeoutSeconds)
@@ -122,9 +133,13 @@ struct Driver {
         unlink(context.downloadPath)
 
         let before = try probe.read()
+        let sinkBefore = workload.server == .sink ? try sink.read() : nil
         let outcome = try child.run()
         let expectedLogLines = workload.server == .handshakes ? workload.requests : 0
-        let nginx = try probe.delta(since: before, expectedLogLines: expectedLogLines)
+        // The server's share of the sample: nginx's, or bench-sink's for an upload.
+        var server = try probe.delta(since: before, expectedLogLines: expectedLogLines)
+        let upload = try sinkBefore.map { reading throws(BenchError) in try sink.delta(since: reading) }
+        if let upload { server = upload.server }
 
         let stdout = readFile(child.stdoutPath) ?? ""
         let stderrTail = String((readFile(child.stderrPath) ?? "").suffix(600))
@@ -135,18 +150,34 @@ struct Driver {
             let how = outcome.signal != 0 ? "killed by signal \(outcome.signal)" : "exit status \(outcome.exitCode)"
             throw BenchError("\(how); stderr: \(stderrTail)")
         }
-        let bytes = try Verify.bodies(client: client.name, workload: workload, stdout: stdout)
+        let bytes = try Verify.bodies(client: client.name, workload: workload, stdout: stdout, documentChecksum: documentChecksum)
+        if let upload { try Verify.upload(workload: workload, sink: upload) }
         if workload.mode == "download" {
             let size = fileSize(context.downloadPath) ?? -1
             guard size == workload.bodyBytes else {
                 throw BenchError("the downloaded file has \(size) bytes, expected \(workload.bodyBytes)")
             }
         }
-        try Verify.connections(workload: workload, nginx: nginx)
+        try Verify.connections(workload: workload, nginx: server)
         return Sample(
             workload: workload.id, client: client.name, repetition: repetition,
             userSeconds: outcome.userSeconds, systemSeconds: outcome.systemSeconds,
             wallSeconds: outcome.wallSeconds, maxRSSKiB: outcome.maxRSSKiB,
-            bodyBytes: bytes, requests: workload.requests, nginx: nginx)
+            bodyBytes: bytes, requests: workload.requests, nginx: server)
+    }
+
+    /// The checksum of W8's document, from Foundation's JSONDecoder here; the file must have
+    /// exactly ``Workload/documentBytes`` bytes.
+    /// - Throws: ``BenchError`` when the file is missing, has another size or does not verify.
+    static func documentChecksum(_ path: String) throws(BenchError) -> Int64 {
+        guard let data = FileManager.default.contents(atPath: path) else { throw BenchError("cannot read \(path)") }
+        guard data.count == Workload.documentBytes else {
+            throw BenchError("\(path) has \(data.count) bytes, expected \(Workload.documentBytes)")
+        }
+        do {
+            return Int64(try JSONDecoder().decode(BenchDocument.self, from: data).verified())
+        } catch {
+            throw BenchError("\(path) does not verify: \(error)")
+        }
     }
 }

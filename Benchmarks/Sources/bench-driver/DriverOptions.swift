@@ -17,6 +17,11 @@ struct DriverOptions {
     var statusPort = 0
     var nginxPID: Int32 = 0
     var handshakeLog = ""
+    /// nginx's root: W8's document is read from it, W9 uploads a file of it.
+    var wwwDirectory = ""
+    /// W9's upload server (`bench-sink`).
+    var sinkPort = 0
+    var sinkPID: Int32 = 0
     var note = ""
 
     static let usage = """
@@ -48,6 +53,9 @@ struct DriverOptions {
             case "--status-port": statusPort = try reader.number(of: argument, minimum: 1)
             case "--nginx-pid": nginxPID = Int32(try reader.number(of: argument, minimum: 1))
             case "--handshake-log": handshakeLog = try reader.value(of: argument)
+            case "--www-dir": wwwDirectory = try reader.value(of: argument)
+            case "--sink-port": sinkPort = try reader.number(of: argument, minimum: 1)
+            case "--sink-pid": sinkPID = Int32(try reader.number(of: argument, minimum: 1))
             case "--note": note = try reader.value(of: argument)
             case "-h", "--help": throw BenchError(Self.usage)
             default: throw BenchError("unknown argument \(argument)\n\(Self.usage)")
@@ -59,9 +67,11 @@ struct DriverOptions {
         }
         guard !clients.isEmpty else { throw BenchError("--clients names no client") }
         guard nginxPID > 0, statusPort > 0, ports.count == 3, !caFile.isEmpty, !binDirectory.isEmpty,
-              !workDirectory.isEmpty, !resultsDirectory.isEmpty, !handshakeLog.isEmpty else {
-            throw BenchError("bench-driver is started by Benchmarks/run, which passes nginx's ports, PID and the CA\n\(Self.usage)")
+              !workDirectory.isEmpty, !resultsDirectory.isEmpty, !handshakeLog.isEmpty, !wwwDirectory.isEmpty,
+              sinkPort > 0, sinkPID > 0 else {
+            throw BenchError("bench-driver is started by Benchmarks/run, which passes nginx's and bench-sink's ports and PIDs, the CA and nginx's root\n\(Self.usage)")
         }
+        ports[.sink] = sinkPort
     }
 }
 

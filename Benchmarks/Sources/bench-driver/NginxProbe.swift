@@ -78,15 +78,21 @@ struct NginxProbe {
             otherCipher: lines.filter { !$0.contains(" TLSv1.3 TLS_AES_128_GCM_SHA256 ") }.count)
     }
 
-    /// utime + stime of the worker, from /proc/PID/stat (fields 14 and 15, in clock ticks).
+    /// utime + stime of the worker.
     private func workerCPU() throws(BenchError) -> Double {
-        guard let stat = readFile("/proc/\(workerPID)/stat"), let close = stat.lastIndex(of: ")") else {
-            throw BenchError("cannot read /proc/\(workerPID)/stat: is nginx still running?")
+        try Self.processCPU(workerPID, ticksPerSecond: ticksPerSecond, name: "nginx")
+    }
+
+    /// utime + stime of process `pid` (all its threads), from /proc/PID/stat (fields 14 and 15,
+    /// in clock ticks).
+    static func processCPU(_ pid: Int32, ticksPerSecond: Double, name: String) throws(BenchError) -> Double {
+        guard let stat = readFile("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else {
+            throw BenchError("cannot read /proc/\(pid)/stat: is \(name) still running?")
         }
         // After "pid (comm)" come the fields from 3 (state) on; utime is field 14.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
-            throw BenchError("unexpected /proc/\(workerPID)/stat: \(stat)")
+            throw BenchError("unexpected /proc/\(pid)/stat: \(stat)")
         }
         return (user + system) / ticksPerSecond
     }
@@ -94,7 +100,7 @@ struct NginxProbe {
     /// Accepted connections and handled requests from nginx's stub_status page, fetched with a
     /// blocking HTTP/1.0 request on 127.0.0.1.
     private func stubStatus() throws(BenchError) -> (accepted: Int, requests: Int) {
-        let text = try fetchStatusPage()
+        let text = try Self.fetch(port: statusPort, path: "/status")
         // "Active connections: 1 \nserver accepts handled requests\n 12 12 40 \nReading: …"
         let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
         guard let header = lines.firstIndex(where: { $0.contains("server accepts handled requests") }),
@@ -106,7 +112,9 @@ struct NginxProbe {
         return (numbers[0], numbers[2])
     }
 
-    private func fetchStatusPage() throws(BenchError) -> String {
+    /// The whole answer (head and body) to `GET path` on 127.0.0.1:`port`, over HTTP/1.0 with
+    /// a blocking socket (5 s receive timeout).
+    static func fetch(port: Int, path: String) throws(BenchError) -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -114,7 +122,7 @@ struct NginxProbe {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(statusPort).bigEndian)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -122,9 +130,9 @@ struct NginxProbe {
             }
         }
         guard connected == 0 else {
-            throw BenchError("cannot reach nginx's status page on 127.0.0.1:\(statusPort): \(String(cString: strerror(errno)))")
+            throw BenchError("cannot reach 127.0.0.1:\(port)\(path): \(String(cString: strerror(errno)))")
         }
-        let request = "GET /status HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"
+        let request = "GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)

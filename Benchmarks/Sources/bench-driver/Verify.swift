@@ -5,8 +5,20 @@ import BenchSupport
 enum Verify {
     /// The body bytes a client reported, checked against the workload.
     /// - Throws: ``BenchError`` naming what is missing or wrong.
-    static func bodies(client: String, workload: Workload, stdout: String) throws(BenchError) -> Int64 {
+    /// - Parameter documentChecksum: W8's document checksum as the driver decoded it: a
+    ///   decoding client must report it times the requests.
+    static func bodies(client: String, workload: Workload, stdout: String, documentChecksum: Int64?) throws(BenchError) -> Int64 {
         let expected = workload.bodyBytes * Int64(workload.requests)
+        if (client == "curl" || client == "ferry-cli") && workload.mode == "upload" {
+            // "<status> <bytes sent>": the form is the file and the multipart framing around it.
+            // What arrived is bench-sink's to say (``upload(workload:sink:)``).
+            let lines = stdout.split(separator: "\n")
+            let fields = lines.first?.split(separator: " ") ?? []
+            guard lines.count == 1, fields.count == 2, fields[0] == "200", let sent = Int64(fields[1]), sent > workload.bodyBytes else {
+                throw BenchError("\(client) reported \"\(stdout.prefix(200))\", expected \"200 <more than \(workload.bodyBytes)>\"")
+            }
+            return workload.bodyBytes
+        }
         if client == "curl" || client == "ferry-cli" {
             // One "--write-out" line per transfer: "<status> <body bytes>".
             let lines = stdout.split(separator: "\n")
@@ -35,7 +47,27 @@ enum Verify {
         guard fields["requests"] == Int64(workload.requests), fields["bytes"] == expected else {
             throw BenchError("the client reported \"\(line)\", expected requests=\(workload.requests) bytes=\(expected)")
         }
+        if workload.mode == "decode" {
+            guard let documentChecksum else { throw BenchError("the driver has no checksum of \(workload.file)") }
+            let sum = documentChecksum * Int64(workload.requests)
+            guard fields["checksum"] == sum else {
+                throw BenchError("the client reported \"\(line)\", expected checksum=\(sum) (\(documentChecksum) per document decoded)")
+            }
+        }
         return expected
+    }
+
+    /// W9: bench-sink received one upload, well formed, with every byte of the file.
+    /// - Throws: ``BenchError`` naming what the server saw instead.
+    static func upload(workload: Workload, sink: SinkProbe.Delta) throws(BenchError) {
+        guard sink.errors == 0, sink.uploads == Int64(workload.requests) else {
+            throw BenchError("bench-sink accepted \(sink.uploads) uploads and refused \(sink.errors), expected \(workload.requests) and 0 "
+                + "(its answer is in the client's output)")
+        }
+        let expected = workload.bodyBytes * Int64(workload.requests)
+        guard sink.fileBytes == expected, sink.nonzero == 0 else {
+            throw BenchError("bench-sink received \(sink.fileBytes) file bytes (\(sink.nonzero) not zero), expected \(expected) zero bytes")
+        }
     }
 
     /// nginx served exactly the requests of the run, and for W5/W6 each on its own connection.

@@ -1,12 +1,12 @@
-/// One of issue 5's workloads, sized for a full or a `--quick` run.
+/// One of issue 5's workloads (and issue 18's W8 and W9), sized for a full or a `--quick` run.
 struct Workload: Sendable {
     /// How a workload's headline figure is expressed.
     enum Figure: Sendable {
         /// Client CPU ms for the whole process (W0: start-up and one request).
         case cpuPerProcess
-        /// Client CPU µs per request (W1, W2, W5, W6).
+        /// Client CPU µs per request (W1, W2, W5, W6, W8).
         case cpuPerRequest
-        /// Client CPU seconds per GiB, and MB/s (W3, W4).
+        /// Client CPU seconds per GiB, and MB/s (W3, W4, W9).
         case cpuPerGiB
         /// Peak RSS (W7); CPU per GiB is shown too.
         case peakRSS
@@ -20,6 +20,8 @@ struct Workload: Sendable {
         case https
         /// The same HTTPS, on a server that logs whether each connection resumed a session.
         case handshakes
+        /// `bench-sink`, W9's upload server (plain HTTP): reads and checks every byte.
+        case sink
     }
 
     let id: String
@@ -34,15 +36,24 @@ struct Workload: Sendable {
     let mode: String
     let connectionClose: Bool
     let resumesSessions: Bool
+    /// The clients that can do this workload; nil: all. The others are skipped, not failed.
+    var clients: Set<String>? = nil
 
     /// True when every request must arrive on a connection of its own (W5, W6).
     var newConnectionPerRequest: Bool { connectionClose }
+
+    /// Whether `client` runs this workload.
+    func applies(to client: String) -> Bool { clients?.contains(client) ?? true }
+
+    /// W8's document: its name under nginx's root and its exact size.
+    static let documentFile = "4k.json"
+    static let documentBytes: Int64 = 4096
 
     static let kib: Int64 = 1024
     static let mib: Int64 = 1024 * 1024
     static let gib: Int64 = 1024 * 1024 * 1024
 
-    /// The workloads of issue 5, in order. `quick` scales counts and sizes down.
+    /// The workloads, in order. `quick` scales counts and sizes down.
     static func all(quick: Bool) -> [Workload] {
         let large: (file: String, bytes: Int64) = quick ? ("16m.bin", 16 * mib) : ("1g.bin", gib)
         let largeTitle = quick ? "16 MiB" : "1 GiB"
@@ -81,6 +92,21 @@ struct Workload: Sendable {
                      figure: .peakRSS, server: .http, file: large.file, bodyBytes: large.bytes,
                      requests: 1, concurrency: 1, mode: "download",
                      connectionClose: false, resumesSessions: true),
+            // Issue 18: the manager layer. Decoding needs a JSON decoder, which curl, ferry-cli and
+            // the C floor do not have.
+            Workload(id: "W8", title: "\(quick ? "200" : "10,000") sequential GET 4 KiB JSON, decoded (Decodable)",
+                     figure: .cpuPerRequest, server: .http, file: documentFile, bodyBytes: documentBytes,
+                     requests: quick ? 200 : 10_000, concurrency: 1, mode: "decode",
+                     connectionClose: false, resumesSessions: true,
+                     clients: ["ferry", "ferry-loop", "ahc", "urlsession"]),
+            // A multipart form builder: Ferry's MultipartFormData and curl's -F (AsyncHTTPClient and
+            // URLSession have none; the ferry command line has no -F yet). The file is the sparse
+            // one W3 downloads; bench-sink reads and checks the whole body.
+            Workload(id: "W9", title: "multipart upload of a \(largeTitle) file (POST, -F)",
+                     figure: .cpuPerGiB, server: .sink, file: large.file, bodyBytes: large.bytes,
+                     requests: 1, concurrency: 1, mode: "upload",
+                     connectionClose: false, resumesSessions: true,
+                     clients: ["ferry", "ferry-loop", "curl"]),
         ]
     }
 }

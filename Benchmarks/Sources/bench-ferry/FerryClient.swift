@@ -8,14 +8,15 @@ import Glibc
 /// The Ferry client: the library's public async API, as an app would use it. With
 /// `FERRY_BENCH_EXECUTOR=loop` (the `ferry-loop` row) the workload runs with a preference for
 /// the session's loop executor (`Session.taskExecutor(for:)`), as a caller that awaits one
-/// request after another would run it to spare the thread switches.
+/// request after another would run it to spare the thread switches. W8 and W9 go through
+/// `HTTPSessionManager` instead (``ManagerWorkloads``).
 @main
 enum FerryClient {
     static func main() async {
         await ClientMain.run(run)
     }
 
-    static func run(_ options: ClientOptions) async throws -> Int64 {
+    static func run(_ options: ClientOptions) async throws -> ClientResult {
         guard let url = URL(string: options.url) else { throw BenchError("bad URL \(options.url)") }
         var configuration = SessionConfiguration()
         // W2's 32 in flight need 32 connections (the default allows 6 per host, as URLSession).
@@ -24,6 +25,9 @@ enum FerryClient {
         if let cacert = options.cacert {
             configuration.tlsConfiguration.trustStore = try TrustStore(contentsOf: URL(fileURLWithPath: cacert))
         }
+        if options.mode == .decode || options.mode == .upload {
+            return try await ManagerWorkloads.run(options, url: url, configuration: configuration)
+        }
         let session = Session(configuration: configuration)
         defer { session.invalidateAndCancel() }
         var request = NetworkRequest(url: url)
@@ -31,14 +35,20 @@ enum FerryClient {
             try request.setValue("close", forHTTPHeaderField: "Connection")
         }
 
-        let executor = getenv("FERRY_BENCH_EXECUTOR").map { String(cString: $0) } == "loop" ? session.taskExecutor(for: url) : nil
-        return try await withTaskExecutorPreference(executor) {
+        return try await withTaskExecutorPreference(preferredExecutor(session, url)) {
             try await load(options, session: session, request: request)
         }
     }
 
-    private static func load(_ options: ClientOptions, session: Session, request: NetworkRequest) async throws -> Int64 {
+    /// The executor a `ferry-loop` run prefers: the loop serving `url` in `session`; nil otherwise.
+    static func preferredExecutor(_ session: Session, _ url: URL) -> (any TaskExecutor)? {
+        getenv("FERRY_BENCH_EXECUTOR").map { String(cString: $0) } == "loop" ? session.taskExecutor(for: url) : nil
+    }
+
+    private static func load(_ options: ClientOptions, session: Session, request: NetworkRequest) async throws -> ClientResult {
         switch options.mode {
+        case .decode, .upload:
+            throw BenchError("\(options.mode) runs through HTTPSessionManager")
         case .memory:
             return try await ClientMain.requests(options) { [request] _ in
                 let (data, response) = try await session.data(for: request)

@@ -24,7 +24,7 @@ enum URLSessionClient {
         dispatchMain()
     }
 
-    static func run(_ options: ClientOptions) async throws -> Int64 {
+    static func run(_ options: ClientOptions) async throws -> ClientResult {
         guard let url = URL(string: options.url) else { throw BenchError("bad URL \(options.url)") }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = max(options.concurrency, 6)
@@ -41,6 +41,17 @@ enum URLSessionClient {
                 let (data, response) = try await session.data(for: request)
                 return (status(response), Int64(data.count))
             }
+        case .decode:
+            // Foundation's JSONDecoder over the body data(for:) collected, as an app decodes.
+            let session = URLSession(configuration: configuration)
+            defer { session.invalidateAndCancel() }
+            return try await ClientMain.documents(options) { [request] _ in
+                let (data, response) = try await session.data(for: request)
+                let document = try JSONDecoder().decode(BenchDocument.self, from: data)
+                return (status(response), Int64(data.count), document)
+            }
+        case .upload:
+            throw BenchError("URLSession has no multipart form builder; W9 runs Ferry and curl")
         case .stream:
             // A data task whose delegate sees each chunk and keeps none: the body is discarded.
             let counter = DiscardingDelegate()

@@ -42,11 +42,8 @@ extension HTTPSessionManager {
                      progress: ProgressHandler? = nil) async throws(NetworkError)
         -> (responseObject: (any Sendable)?, response: NetworkResponse) {
         let request = try multipartRequest(urlString, parameters: parameters, headers: headers, build)
-        let outcome = await response { handler in
-            managed(session.uploadTask(withStreamedRequest: request), serializer: responseObjectSerializer,
-                    uploadProgress: progress, downloadProgress: nil, completionHandler: handler)
-        }
-        return try Self.valueAndResponse(outcome)
+        return try Self.valueAndResponse(await run(session.uploadTask(withStreamedRequest: request), serializer: responseObjectSerializer,
+                                                   uploadProgress: progress, downloadProgress: nil))
     }
 
     private func multipartRequest(_ urlString: String, parameters: Parameters?, headers: [String: String]?,

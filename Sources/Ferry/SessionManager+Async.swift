@@ -2,8 +2,10 @@ import FerrySession
 import FoundationEssentials
 import Synchronization
 
-// The async forms of the manager's tasks: each makes the same task as the completion-handler
-// form and awaits its completion; cancelling the awaiting Swift task cancels the task.
+// The async forms of the manager's tasks: each makes the same task, with the same delegate, as
+// the completion-handler form and awaits its completion; the serializer then runs in the
+// awaiting Swift task (no processing or completion queue: nothing is handed to them).
+// Cancelling the awaiting Swift task cancels the task.
 
 extension SessionManager {
     /// Loads `request` and returns what `serializer` made of the response.
@@ -13,11 +15,8 @@ extension SessionManager {
         for request: NetworkRequest, serializer: Serializer, uploadProgress: ProgressHandler? = nil,
         downloadProgress: ProgressHandler? = nil
     ) async throws(NetworkError) -> (value: Serializer.Value, response: NetworkResponse) {
-        let outcome = await response { handler in
-            dataTask(with: request, serializer: serializer, uploadProgress: uploadProgress,
-                     downloadProgress: downloadProgress, completionHandler: handler)
-        }
-        return try Self.valueAndResponse(outcome)
+        try Self.valueAndResponse(await run(session.dataTask(with: request), serializer: serializer,
+                                            uploadProgress: uploadProgress, downloadProgress: downloadProgress))
     }
 
     /// Loads `request` and returns what ``responseSerializer`` made of it (AFNetworking's
@@ -26,11 +25,8 @@ extension SessionManager {
     public func data(for request: NetworkRequest, uploadProgress: ProgressHandler? = nil,
                      downloadProgress: ProgressHandler? = nil) async throws(NetworkError)
         -> (responseObject: (any Sendable)?, response: NetworkResponse) {
-        let outcome = await response { handler in
-            dataTask(with: request, serializer: responseObjectSerializer, uploadProgress: uploadProgress,
-                     downloadProgress: downloadProgress, completionHandler: handler)
-        }
-        return try Self.valueAndResponse(outcome)
+        try Self.valueAndResponse(await run(session.dataTask(with: request), serializer: responseObjectSerializer,
+                                            uploadProgress: uploadProgress, downloadProgress: downloadProgress))
     }
 
     /// Loads `request` and decodes its JSON body as `type` with `decoder`.
@@ -48,10 +44,8 @@ extension SessionManager {
     public func download(for request: NetworkRequest, progress: ProgressHandler? = nil,
                          destination: @escaping DownloadDestination) async throws(NetworkError)
         -> (fileURL: URL, response: NetworkResponse) {
-        let outcome = await response { handler in
-            managed(session.downloadTask(with: request), serializer: responseObjectSerializer, uploadProgress: nil,
-                    downloadProgress: progress, destination: destination, completionHandler: handler)
-        }
+        let outcome = await run(session.downloadTask(with: request), serializer: responseObjectSerializer,
+                                uploadProgress: nil, downloadProgress: progress, destination: destination)
         let (_, response) = try Self.valueAndResponse(outcome)
         guard let fileURL = outcome.fileURL else {
             throw NetworkError(.cannotMoveFile, reason: "The download finished without a file", failingURL: request.url)
@@ -59,22 +53,30 @@ extension SessionManager {
         return (fileURL, response)
     }
 
-    /// Makes a task with `make`, resumes it and waits for its completion handler.
-    func response<Value: Sendable>(
-        _ make: (@escaping @Sendable (DataResponse<Value>) -> Void) -> SessionTask
-    ) async -> DataResponse<Value> {
-        let running = Mutex<SessionTask?>(nil)
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let task = make { continuation.resume(returning: $0) }
-                running.withLock { $0 = task }
+    /// Gives `task` the manager's delegate, resumes it, waits for it to complete and runs
+    /// `serializer` on what it left.
+    func run<Serializer: ResponseSerializing>(
+        _ task: SessionTask, serializer: Serializer, uploadProgress: ProgressHandler?, downloadProgress: ProgressHandler?,
+        destination: DownloadDestination? = nil
+    ) async -> DataResponse<Serializer.Value> {
+        let started = Atomic(false)
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ManagerTaskOutcome, Never>) in
+                _ = managed(task, uploadProgress: uploadProgress, downloadProgress: downloadProgress, destination: destination) {
+                    continuation.resume(returning: $0)
+                }
                 task.resume()
-                // Cancelled before the task was known to the handler below.
+                started.store(true, ordering: .releasing)
+                // Cancelled before the handler below could see the task started.
                 if Task.isCancelled { task.cancel() }
             }
         } onCancel: {
-            running.withLock { $0 }?.cancel()
+            // A task cancelled before it has its delegate would complete with no one told.
+            if started.load(ordering: .acquiring) { task.cancel() }
         }
+        let result = Self.serialize(outcome, with: serializer)
+        hooks.announceCompletion(outcome, serializer: serializer, result: result)
+        return DataResponse(outcome, result)
     }
 
     static func valueAndResponse<Value>(_ outcome: DataResponse<Value>) throws(NetworkError) -> (Value, NetworkResponse) {

@@ -69,18 +69,30 @@ extension SessionManager {
     }
 
     /// Gives `task` the manager's delegate, so its events reach the manager and its completion
-    /// runs `serializer`.
+    /// runs `serializer`, then `completionHandler` on the completion queue.
     func managed<Task: SessionTask, Serializer: ResponseSerializing>(
         _ task: Task, serializer: Serializer, uploadProgress: ProgressHandler?, downloadProgress: ProgressHandler?,
         destination: DownloadDestination? = nil,
         completionHandler: @escaping @Sendable (DataResponse<Serializer.Value>) -> Void
     ) -> Task {
-        let finish = completion(serializer: serializer) { outcome, result in
-            completionHandler(DataResponse(task: outcome.task, request: outcome.task.originalRequest, response: outcome.response, data: outcome.data,
-                                           fileURL: outcome.fileURL, metrics: outcome.metrics, result: result))
-        }
+        managed(task, uploadProgress: uploadProgress, downloadProgress: downloadProgress, destination: destination,
+                finish: completion(serializer: serializer) { outcome, result in completionHandler(DataResponse(outcome, result)) })
+    }
+
+    /// Gives `task` the manager's delegate, whose completion runs `finish` on the session's
+    /// delegate queue.
+    func managed<Task: SessionTask>(_ task: Task, uploadProgress: ProgressHandler?, downloadProgress: ProgressHandler?,
+                                    destination: DownloadDestination?, finish: @escaping SessionManagerTaskDelegate.Finish) -> Task {
         task.delegate = SessionManagerTaskDelegate(hooks: hooks, uploadProgress: uploadProgress, downloadProgress: downloadProgress,
                                                    destination: destination, finish: finish)
         return task
+    }
+}
+
+extension DataResponse {
+    /// The record of a manager's completed task and what its serializer made of it.
+    init(_ outcome: ManagerTaskOutcome, _ result: Result<Value, NetworkError>) {
+        self.init(task: outcome.task, request: outcome.task.originalRequest, response: outcome.response, data: outcome.data,
+                  fileURL: outcome.fileURL, metrics: outcome.metrics, result: result)
     }
 }

@@ -155,34 +155,27 @@ open class SessionManager: @unchecked Sendable {
         _ handler: @escaping @Sendable (ManagerTaskOutcome, Result<Serializer.Value, NetworkError>) -> Void
     ) -> SessionManagerTaskDelegate.Finish {
         let deliver = completionDelivery()
-        let notify = hooks.notify
-        // A notification names the caller's serializer, not the manager's type-erasing wrapper.
-        let reported: any ResponseSerializing = (serializer as? ResponseObjectSerializer)?.base ?? serializer
-        return { outcome in
+        return { [hooks] outcome in
             Self.processingQueue.async {
-                let result: Result<Serializer.Value, NetworkError>
-                if let error = outcome.error {
-                    result = .failure(error)
-                } else if let response = outcome.response {
-                    result = Result { () throws(NetworkError) in try serializer.serialize(response, data: outcome.data) }
-                } else {
-                    result = .failure(NetworkError(.badServerResponse, reason: "The task completed without a response",
-                                                   failingURL: outcome.task.originalRequest.url))
-                }
+                let result = Self.serialize(outcome, with: serializer)
                 deliver {
                     handler(outcome, result)
-                    guard let notify else { return }
-                    var value: (any Sendable)?, failure: NetworkError?
-                    switch result {
-                    case .success(let serialized): value = responseObject(serialized)
-                    case .failure(let error): failure = error
-                    }
-                    notify(.taskDidComplete(.init(task: outcome.task, serializer: reported, serializedResponse: value,
-                                                  data: outcome.data, fileURL: outcome.fileURL, error: failure,
-                                                  metrics: outcome.metrics)))
+                    hooks.announceCompletion(outcome, serializer: serializer, result: result)
                 }
             }
         }
+    }
+
+    /// What `serializer` makes of a completed task: its value, or the task's error, or the
+    /// serializer's.
+    static func serialize<Serializer: ResponseSerializing>(_ outcome: ManagerTaskOutcome, with serializer: Serializer)
+        -> Result<Serializer.Value, NetworkError> {
+        if let error = outcome.error { return .failure(error) }
+        guard let response = outcome.response else {
+            return .failure(NetworkError(.badServerResponse, reason: "The task completed without a response",
+                                         failingURL: outcome.task.originalRequest.url))
+        }
+        return Result { () throws(NetworkError) in try serializer.serialize(response, data: outcome.data) }
     }
 
     /// Runs work on the completion queue, in the completion group, as they are now.

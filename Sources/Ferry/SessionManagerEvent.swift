@@ -28,3 +28,20 @@ enum SessionManagerEvent: Sendable {
         let metrics: TaskMetrics?
     }
 }
+
+extension SessionManagerHooks {
+    /// Announces a completed task (after its handler ran, or before its async call returns).
+    func announceCompletion<Serializer: ResponseSerializing>(_ outcome: ManagerTaskOutcome, serializer: Serializer,
+                                                            result: Result<Serializer.Value, NetworkError>) {
+        guard let notify else { return }
+        var value: (any Sendable)?, failure: NetworkError?
+        switch result {
+        case .success(let serialized): value = responseObject(serialized)
+        case .failure(let error): failure = error
+        }
+        // A notification names the caller's serializer, not the manager's type-erasing wrapper.
+        let reported: any ResponseSerializing = (serializer as? ResponseObjectSerializer)?.base ?? serializer
+        notify(.taskDidComplete(.init(task: outcome.task, serializer: reported, serializedResponse: value, data: outcome.data,
+                                      fileURL: outcome.fileURL, error: failure, metrics: outcome.metrics)))
+    }
+}

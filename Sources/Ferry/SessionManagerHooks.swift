@@ -40,8 +40,11 @@ final class SessionManagerHooks: Sendable {
         #endif
     }
 
-    /// The blocks as they are now.
-    var blocks: Blocks { state.withLock { $0.blocks } }
+    /// One of the blocks as it is now (`hooks.block { $0.taskDidComplete }`): reads that
+    /// block alone, not a copy of all of them, on every event.
+    func block<Block>(_ read: (borrowing Blocks) -> Block) -> Block {
+        state.withLock { read($0.blocks) }
+    }
 
     /// Changes the blocks.
     func update(_ change: (inout Blocks) -> Void) {
@@ -75,14 +78,14 @@ final class SessionManagerSessionDelegate: SessionDelegate {
     }
 
     func session(_ session: Session, didBecomeInvalidWithError error: NetworkError?) {
-        hooks.blocks.sessionDidBecomeInvalid?(session, error)
+        hooks.block { $0.sessionDidBecomeInvalid }?(session, error)
         hooks.notify?(.sessionDidInvalidate(session, error))
     }
 
     func session(_ session: Session, didReceive challenge: AuthenticationChallenge,
                  completionHandler: @escaping @Sendable (AuthChallengeDisposition, Credential?) -> Void) {
         // Without a block the session's evaluator (the manager's policy) judges server trust.
-        guard let block = hooks.blocks.sessionDidReceiveChallenge else { return completionHandler(.performDefaultHandling, nil) }
+        guard let block = hooks.block({ $0.sessionDidReceiveChallenge }) else { return completionHandler(.performDefaultHandling, nil) }
         let (disposition, credential) = block(session, challenge)
         completionHandler(disposition, credential)
     }

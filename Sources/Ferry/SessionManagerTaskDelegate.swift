@@ -22,7 +22,8 @@ struct ManagerTaskOutcome: Sendable {
 /// event to the manager's blocks, and hands the outcome to the task's completion step.
 ///
 /// Its events arrive on the session's delegate queue, one at a time, in order.
-final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDelegate, TaskLifecycleObserving {
+final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDelegate, TaskLifecycleObserving,
+    ResponseDecisionOptional {
     typealias Finish = @Sendable (ManagerTaskOutcome) -> Void
 
     let hooks: SessionManagerHooks
@@ -55,33 +56,33 @@ final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDele
     func session(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
                  totalBytesExpectedToSend: Int64?) {
         uploadProgress?(TaskProgress(completedUnitCount: totalBytesSent, totalUnitCount: totalBytesExpectedToSend))
-        hooks.blocks.taskDidSendBodyData?(session, task, bytesSent, totalBytesSent, totalBytesExpectedToSend)
+        hooks.block { $0.taskDidSendBodyData }?(session, task, bytesSent, totalBytesSent, totalBytesExpectedToSend)
     }
 
     func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
                  newRequest request: NetworkRequest, completionHandler: @escaping @Sendable (NetworkRequest?) -> Void) {
-        guard let block = hooks.blocks.taskWillPerformHTTPRedirection else { return completionHandler(request) }
+        guard let block = hooks.block({ $0.taskWillPerformHTTPRedirection }) else { return completionHandler(request) }
         completionHandler(block(session, task, response, request))
     }
 
     func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge,
                  completionHandler: @escaping @Sendable (AuthChallengeDisposition, Credential?) -> Void) {
-        guard let block = hooks.blocks.taskDidReceiveChallenge else { return completionHandler(.performDefaultHandling, nil) }
+        guard let block = hooks.block({ $0.taskDidReceiveChallenge }) else { return completionHandler(.performDefaultHandling, nil) }
         let (disposition, credential) = block(session, task, challenge)
         completionHandler(disposition, credential)
     }
 
     func session(_ session: Session, task: SessionTask, needNewBodyStream completionHandler: @escaping @Sendable (RequestBody?) -> Void) {
-        completionHandler(hooks.blocks.taskNeedNewBodyStream?(session, task))
+        completionHandler(hooks.block { $0.taskNeedNewBodyStream }?(session, task))
     }
 
     func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {
         state.withLock { $0.metrics = metrics }
-        hooks.blocks.taskDidFinishCollectingMetrics?(session, task, metrics)
+        hooks.block { $0.taskDidFinishCollectingMetrics }?(session, task, metrics)
     }
 
     func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) {
-        hooks.blocks.taskDidComplete?(session, task, error)
+        hooks.block { $0.taskDidComplete }?(session, task, error)
         let (data, fileURL, moveError, metrics) = state.withLock { state in
             defer { state.data = Data() }
             return (state.data, state.fileURL, state.moveError, state.metrics)
@@ -96,20 +97,23 @@ final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDele
 
     // MARK: Data events
 
+    /// Only a block decides about responses: without one the body is read at once.
+    var decidesResponses: Bool { hooks.block { $0.dataTaskDidReceiveResponse } != nil }
+
     func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse,
                  completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
-        completionHandler(hooks.blocks.dataTaskDidReceiveResponse?(session, dataTask, response) ?? .allow)
+        completionHandler(hooks.block { $0.dataTaskDidReceiveResponse }?(session, dataTask, response) ?? .allow)
     }
 
     func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
         state.withLock { $0.data.append(data) }
         downloadProgress?(TaskProgress(completedUnitCount: dataTask.countOfBytesReceived,
                                        totalUnitCount: dataTask.countOfBytesExpectedToReceive))
-        hooks.blocks.dataTaskDidReceiveData?(session, dataTask, data)
+        hooks.block { $0.dataTaskDidReceiveData }?(session, dataTask, data)
     }
 
     func session(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) {
-        hooks.blocks.dataTaskDidBecomeDownloadTask?(session, dataTask, downloadTask)
+        hooks.block { $0.dataTaskDidBecomeDownloadTask }?(session, dataTask, downloadTask)
     }
 
     // MARK: Download events
@@ -117,13 +121,13 @@ final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDele
     func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
                  totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?) {
         downloadProgress?(TaskProgress(completedUnitCount: totalBytesWritten, totalUnitCount: totalBytesExpectedToWrite))
-        hooks.blocks.downloadTaskDidWriteData?(session, downloadTask, bytesWritten, totalBytesWritten, totalBytesExpectedToWrite)
+        hooks.block { $0.downloadTaskDidWriteData }?(session, downloadTask, bytesWritten, totalBytesWritten, totalBytesExpectedToWrite)
     }
 
     func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
         // The task's own destination first, then the manager's block (AFNetworking's order).
         let target = destination.flatMap { choose in downloadTask.response.map { choose(location, $0) } }
-            ?? hooks.blocks.downloadTaskDidFinishDownloading?(session, downloadTask, location)
+            ?? hooks.block { $0.downloadTaskDidFinishDownloading }?(session, downloadTask, location)
         guard let target else { return }
         do throws(NetworkError) {
             try FileMove.move(location, to: target)

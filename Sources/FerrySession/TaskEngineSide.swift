@@ -134,6 +134,8 @@ struct TaskEngineSide {
     func responseDecider(for task: SessionTask) -> (any SessionDataDelegate, DataTask)? {
         guard case .delegate = sink, let dataDelegate = delegate as? any SessionDataDelegate,
               let dataTask = task as? DataTask else { return nil }
+        // Asking holds the body (reading paused, then resumed: two epoll_ctl calls) and a hop.
+        if let optional = dataDelegate as? any ResponseDecisionOptional, !optional.decidesResponses { return nil }
         return (dataDelegate, dataTask)
     }
 
@@ -257,4 +259,12 @@ extension Result {
         if case .failure(let failure) = self { return failure }
         return nil
     }
+}
+
+/// A data delegate that may let a response through without being asked, so its body is read
+/// at once (package-only: Ferry's managers decide only when their user set a block for it).
+package protocol ResponseDecisionOptional: SessionDataDelegate {
+    /// Whether to ask ``SessionDataDelegate/session(_:dataTask:didReceive:completionHandler:)``
+    /// about the response now arriving; false allows it unasked.
+    var decidesResponses: Bool { get }
 }

@@ -91,7 +91,14 @@ let package = Package(
             // turning the trait off never changes which overload the other files call.
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
-        .target(name: "Ferry", dependencies: ["FerrySession", "FerryTLS", "FerryReachability", httpTypes]),
+        .target(
+            name: "Ferry",
+            dependencies: ["FerrySession", "FerryTLS", "FerryReachability", httpTypes],
+            // The FoundationSerializers files import Foundation and FoundationXML; their String
+            // and Data extensions must not reach the other files, or turning the trait off would
+            // change which overloads those call.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
 
         // MARK: - Examples (public API only)
         .executableTarget(name: "ferry", dependencies: ["Ferry"], path: "Examples/ferry"),

@@ -23,10 +23,10 @@ let package = Package(
         .executable(name: "ferry-reach", targets: ["ferry-reach"]),
     ],
     traits: [
-        // The two APIs that need the full Foundation (NotificationCenter, Progress). Everything
-        // else imports FoundationEssentials only, so a package that turns both traits off
-        // (`traits: []`) links no Foundation: a static binary about 50 MB smaller, using about
-        // 4 MiB less memory (ARCHITECTURE.md, "Foundation").
+        // The APIs that need the full Foundation (NotificationCenter, Progress, property-list and
+        // XML parsing). Everything else imports FoundationEssentials only, so a package that
+        // turns the traits off (`traits: []`) links no Foundation: a static binary about 50 MB
+        // smaller, using about 4 MiB less memory (ARCHITECTURE.md, "Foundation").
         .trait(
             name: "ReachabilityNotifications",
             description: "NetworkReachabilityManager posts statusDidChangeNotification through Foundation's NotificationCenter."
@@ -36,7 +36,13 @@ let package = Package(
             name: "FoundationProgress",
             description: "SessionTask.foundationProgress, a Foundation.Progress kept up to date as the task's bytes move."
         ),
-        .default(enabledTraits: ["ReachabilityNotifications", "FoundationProgress"]),
+        // The response serializers AFNetworking builds on PropertyListSerialization and
+        // NSXMLParser; the managers' Data, JSONValue and Decodable paths need neither.
+        .trait(
+            name: "FoundationSerializers",
+            description: "PropertyListResponseSerializer and the XML parser and XML document response serializers; links the full Foundation and FoundationXML."
+        ),
+        .default(enabledTraits: ["ReachabilityNotifications", "FoundationProgress", "FoundationSerializers"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),

@@ -24,10 +24,10 @@ let package = Package(
         .executable(name: "ferry-api", targets: ["ferry-api"]),
     ],
     traits: [
-        // The two APIs that need the full Foundation (NotificationCenter, Progress). Everything
-        // else imports FoundationEssentials only, so a package that turns both traits off
-        // (`traits: []`) links no Foundation: a static binary about 50 MB smaller, using about
-        // 4 MiB less memory (ARCHITECTURE.md, "Foundation").
+        // The APIs that need the full Foundation (NotificationCenter, Progress, property-list and
+        // XML parsing). Everything else imports FoundationEssentials only, so a package that
+        // turns the traits off (`traits: []`) links no Foundation: a static binary about 50 MB
+        // smaller, using about 4 MiB less memory (ARCHITECTURE.md, "Foundation").
         .trait(
             name: "ReachabilityNotifications",
             description: "NetworkReachabilityManager posts statusDidChangeNotification through Foundation's NotificationCenter."
@@ -43,7 +43,13 @@ let package = Package(
             name: "ManagerNotifications",
             description: "SessionManager posts AFNetworking's task, session and download notifications through Foundation's NotificationCenter."
         ),
-        .default(enabledTraits: ["ReachabilityNotifications", "FoundationProgress", "ManagerNotifications"]),
+        // The response serializers AFNetworking builds on PropertyListSerialization and
+        // NSXMLParser; the managers' Data, JSONValue and Decodable paths need neither.
+        .trait(
+            name: "FoundationSerializers",
+            description: "PropertyListResponseSerializer and the XML parser and XML document response serializers; links the full Foundation and FoundationXML."
+        ),
+        .default(enabledTraits: ["ReachabilityNotifications", "FoundationProgress", "ManagerNotifications", "FoundationSerializers"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -101,8 +107,9 @@ let package = Package(
         .target(
             name: "Ferry",
             dependencies: ["FerrySession", "FerryTLS", "FerryReachability", httpTypes],
-            // As in FerrySession: the trait-gated files that import Foundation must not change
-            // which overloads the other files call.
+            // The trait-gated files import Foundation (and FoundationXML); their String and Data
+            // extensions must not reach the other files, or turning a trait off would change
+            // which overloads those call.
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
         ),
 

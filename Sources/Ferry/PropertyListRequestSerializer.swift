@@ -38,7 +38,7 @@ public struct PropertyListRequestSerializer: RequestSerializing {
             let encoder = PropertyListEncoder()
             encoder.outputFormat = format == .xml ? .xml : .binary
             do {
-                return [UInt8](try encoder.encode(PropertyListValue(value: .dictionary(parameters))))
+                return [UInt8](try encoder.encode(EncodablePropertyList(value: .dictionary(parameters))))
             } catch {
                 throw NetworkError(.invalidRequest, reason: "The parameters cannot be written as a property list: \(error)",
                                    failingURL: request.url, underlyingError: error)
@@ -70,7 +70,7 @@ public struct PropertyListRequestSerializer: RequestSerializing {
 
 /// A ``ParameterValue`` as `PropertyListEncoder` writes it: strings, integers, reals, booleans,
 /// arrays and dictionaries (null and sets are refused before encoding).
-private struct PropertyListValue: Encodable {
+private struct EncodablePropertyList: Encodable {
     let value: ParameterValue
 
     private struct Name: CodingKey {
@@ -96,11 +96,11 @@ private struct PropertyListValue: Encodable {
             try container.encode(truth)
         case .array(let values):
             var container = encoder.unkeyedContainer()
-            for element in values { try container.encode(PropertyListValue(value: element)) }
+            for element in values { try container.encode(EncodablePropertyList(value: element)) }
         case .dictionary(let values):
             var container = encoder.container(keyedBy: Name.self)
             for name in values.keys.sorted() {
-                try container.encode(PropertyListValue(value: values[name]!), forKey: Name(stringValue: name))
+                try container.encode(EncodablePropertyList(value: values[name]!), forKey: Name(stringValue: name))
             }
         case .null, .set:
             // Refused by firstUnrepresentable before encoding.

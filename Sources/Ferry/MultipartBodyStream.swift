@@ -152,10 +152,9 @@ public struct MultipartBodyStream: AsyncSequence, Sendable {
                 index += 1
                 return nil
             }
-            var slice = [UInt8](repeating: 0, count: Int(Swift.min(Int64(chunkSize), size - file.offset)))
-            switch file.read(into: &slice) {
-            case .success(let count):
-                if count < slice.count { slice.removeSubrange(count...) }
+            // Never zero-filled first: that cost as much as the rest of the upload.
+            switch file.readSlice(maximumCount: Int(Swift.min(Int64(chunkSize), size - file.offset))) {
+            case .success(let slice):
                 return slice
             case .failure(let cause):
                 throw NetworkError(.requestBodyFailed, reason: "Cannot read \(path) for multipart part \"\(part.prefix(80))\": "

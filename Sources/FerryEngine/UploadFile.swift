@@ -43,9 +43,27 @@ package final class UploadFile {
 
     /// Reads the next slice into `buffer`; returns the bytes read (0 at the end).
     package func read(into buffer: inout [UInt8]) -> Result<Int, SystemError> {
+        buffer.withUnsafeMutableBytes { read(into: $0) }
+    }
+
+    /// The next slice of at most `maximumCount` bytes, in a new array that is never
+    /// zero-filled first (empty at the end).
+    package func readSlice(maximumCount: Int) -> Result<[UInt8], SystemError> {
+        var failure: SystemError?
+        let slice = [UInt8](unsafeUninitializedCapacity: maximumCount) { buffer, initialized in
+            switch read(into: UnsafeMutableRawBufferPointer(buffer)) {
+            case .success(let count): initialized = count
+            case .failure(let error): failure = error; initialized = 0
+            }
+        }
+        if let failure { return .failure(failure) }
+        return .success(slice)
+    }
+
+    private func read(into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, SystemError> {
         let wanted = Int(min(Int64(buffer.count), size - offset))
         guard wanted > 0 else { return .success(0) }
-        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted, off_t(offset)) }
+        let count = pread(fd, buffer.baseAddress, wanted, off_t(offset))
         guard count >= 0 else { return .failure(SystemError(errno: errno, syscall: "pread")) }
         // A file that shrank while being sent would make the request lie about its length.
         guard count > 0 else { return .failure(SystemError(errno: EIO, syscall: "pread (file shrank)")) }

@@ -42,13 +42,7 @@ public struct MultipartBodyStream: AsyncSequence, Sendable {
         /// Always a ``NetworkError``.
         public typealias Failure = any Error
 
-        private enum Segment {
-            case bytes([UInt8])
-            case file(path: String, size: Int64, part: String)
-            case stream(RequestBody.ByteChunks, length: Int64, part: String)
-        }
-
-        private let segments: [Segment]
+        private let segments: [MultipartFormData.Segment]
         private let chunkSize: Int
         private let delay: Duration
         private let total: Int64
@@ -64,21 +58,7 @@ public struct MultipartBodyStream: AsyncSequence, Sendable {
         private var pendingOffset = 0
 
         init(_ form: MultipartFormData, chunkSize: Int) {
-            var segments: [Segment] = []
-            let boundary = Array(form.boundary.utf8)
-            for (number, part) in form.parts.enumerated() {
-                // RFC 2046 §5.1.1: the CRLF before a delimiter belongs to the delimiter.
-                segments.append(.bytes((number == 0 ? [] : Array("\r\n".utf8)) + Array("--".utf8) + boundary + Array("\r\n".utf8) + part.head))
-                switch part.body {
-                case .bytes(let bytes): segments.append(.bytes(bytes))
-                case .file(let path, let size): segments.append(.file(path: path, size: size, part: part.name))
-                case .stream(let chunks, let length): segments.append(.stream(chunks, length: length, part: part.name))
-                }
-            }
-            if !form.parts.isEmpty {
-                segments.append(.bytes(Array("\r\n--".utf8) + boundary + Array("--\r\n".utf8)))
-            }
-            self.segments = segments
+            segments = form.segments
             self.chunkSize = chunkSize
             self.delay = form.throttle?.delay ?? .zero
             self.total = form.contentLength

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FerryEngine
 import FerrySession
 import FoundationEssentials
 
@@ -85,7 +86,54 @@ public struct MultipartFormData: Sendable {
     /// reading the files anew), so a 307 redirect or an answer to a challenge sends it again
     /// by itself; a caller's byte stream can be read once only.
     public var requestBody: RequestBody {
-        .stream(bodyStream, length: contentLength, replayable: !parts.contains { $0.isStream })
+        // Without a caller's stream or a throttle, the engine reads the parts itself, on its
+        // loop, as it reads an upload file: no hand-off per slice.
+        if throttle == nil, let segments = Self.engineSegments(segments) { return .segments(segments, length: contentLength) }
+        return .stream(bodyStream, length: contentLength, replayable: !parts.contains { $0.isStream })
+    }
+
+    /// One piece of the body in order: delimiters and part headers, or a part's body.
+    enum Segment {
+        case bytes([UInt8])
+        case file(path: String, size: Int64, part: String)
+        case stream(RequestBody.ByteChunks, length: Int64, part: String)
+    }
+
+    /// The body's pieces: each part's delimiter and headers, its body, and the closing delimiter.
+    var segments: [Segment] {
+        var segments: [Segment] = []
+        let boundary = Array(boundary.utf8)
+        for (number, part) in parts.enumerated() {
+            // RFC 2046 §5.1.1: the CRLF before a delimiter belongs to the delimiter.
+            segments.append(.bytes((number == 0 ? [] : Array("\r\n".utf8)) + Array("--".utf8) + boundary + Array("\r\n".utf8) + part.head))
+            switch part.body {
+            case .bytes(let bytes): segments.append(.bytes(bytes))
+            case .file(let path, let size): segments.append(.file(path: path, size: size, part: part.name))
+            case .stream(let chunks, let length): segments.append(.stream(chunks, length: length, part: part.name))
+            }
+        }
+        if !parts.isEmpty {
+            segments.append(.bytes(Array("\r\n--".utf8) + boundary + Array("--\r\n".utf8)))
+        }
+        return segments
+    }
+
+    /// `segments` as the engine sends them, adjacent bytes joined; nil when one is a stream.
+    static func engineSegments(_ segments: [Segment]) -> [BodySegment]? {
+        var result: [BodySegment] = []
+        for segment in segments {
+            switch segment {
+            case .stream: return nil
+            case .file(let path, let size, _): result.append(.file(path: path, size: size))
+            case .bytes(let bytes):
+                if case .bytes(let previous)? = result.last {
+                    result[result.count - 1] = .bytes(previous + bytes)
+                } else {
+                    result.append(.bytes(bytes))
+                }
+            }
+        }
+        return result
     }
 
     // MARK: - Parts

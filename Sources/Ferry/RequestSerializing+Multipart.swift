@@ -74,25 +74,16 @@ extension RequestSerializing {
             try file.write(bytes)
             written = Int64(bytes.count)
         case .file(let source):
-            func unreadable(_ cause: SystemError) -> NetworkError {
-                NetworkError(.cannotOpenFile, reason: "Cannot read the body file \(source): \(cause.errnoText)",
-                             failingURL: request.url, underlyingError: cause)
-            }
-            let input: UploadFile
-            switch UploadFile.open(path: source) {
-            case .success(let opened): input = opened
-            case .failure(let cause): throw unreadable(cause)
-            }
-            var buffer = [UInt8](repeating: 0, count: MultipartBodyStream.defaultChunkSize)
-            while true {
-                let count: Int
-                switch input.read(into: &buffer) {
-                case .success(let read): count = read
-                case .failure(let cause): throw unreadable(cause)
+            written = try Self.copy(source, expectedSize: nil, into: file, url: request.url)
+        case .segments(let segments, _):
+            for segment in segments {
+                switch segment {
+                case .bytes(let bytes):
+                    try file.write(bytes)
+                    written += Int64(bytes.count)
+                case .file(let source, let size):
+                    written += try Self.copy(source, expectedSize: size, into: file, url: request.url)
                 }
-                if count == 0 { break }
-                try file.write(buffer[..<count])
-                written += Int64(count)
             }
         case .stream(let chunks, let length, _):
             do {
@@ -115,5 +106,36 @@ extension RequestSerializing {
         var bodiless = request
         bodiless.body = nil
         return bodiless
+    }
+
+    /// Copies the file at `source` into `file` in slices; returns the bytes copied.
+    /// - Throws: ``NetworkError/Code/cannotOpenFile`` for a file that cannot be read,
+    ///   ``NetworkError/Code/requestBodyFailed`` for one that is no longer `expectedSize` bytes.
+    private static func copy(_ source: String, expectedSize: Int64?, into file: BodyFileWriter, url: URL) throws(NetworkError) -> Int64 {
+        func unreadable(_ cause: SystemError) -> NetworkError {
+            NetworkError(.cannotOpenFile, reason: "Cannot read the body file \(source): \(cause.errnoText)",
+                         failingURL: url, underlyingError: cause)
+        }
+        let input: UploadFile
+        switch UploadFile.open(path: source) {
+        case .success(let opened): input = opened
+        case .failure(let cause): throw unreadable(cause)
+        }
+        if let expectedSize, input.size != expectedSize {
+            throw NetworkError(.requestBodyFailed, reason: "\(source) is \(input.size) bytes now, not the \(expectedSize) it had when the body was made",
+                               failingURL: url)
+        }
+        var copied: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: MultipartBodyStream.defaultChunkSize)
+        while true {
+            let count: Int
+            switch input.read(into: &buffer) {
+            case .success(let read): count = read
+            case .failure(let cause): throw unreadable(cause)
+            }
+            if count == 0 { return copied }
+            try file.write(buffer[..<count])
+            copied += Int64(count)
+        }
     }
 }

@@ -74,6 +74,7 @@ final class Exchange {
         case .bytes(let bytes): head.framing = bytes.isEmpty ? .none : .contentLength(Int64(bytes.count))
         case .file: head.framing = .contentLength(file?.size ?? 0)
         case .stream(_, let length): head.framing = length.map { .contentLength($0) } ?? .chunked
+        case .segments(_, let length): head.framing = length == 0 ? .none : .contentLength(length)
         }
         switch head.framing {
         case .none: expectedBodyLength = 0

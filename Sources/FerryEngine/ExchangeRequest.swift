@@ -59,7 +59,7 @@ package struct ExchangeRequest: Sendable {
     var isRetryable: Bool {
         guard Self.idempotentMethods.contains(head.method.rawValue) else { return false }
         switch body {
-        case .none, .bytes, .file: return true
+        case .none, .bytes, .file, .segments: return true
         case .stream: return false
         }
     }
@@ -75,6 +75,17 @@ package enum ExchangeBody: Sendable {
     case file(path: String)
     /// Chunks pulled from a source; `length` `nil` means chunked transfer coding.
     case stream(any BodyChunkSource, length: Int64?)
+    /// Bytes and whole files one after the other (a multipart form), `length` bytes in all:
+    /// read on the loop as the connection takes them, files opened in turn, as `file` is.
+    case segments([BodySegment], length: Int64)
+}
+
+/// One piece of a ``ExchangeBody/segments(_:length:)`` body.
+package enum BodySegment: Sendable, Equatable {
+    /// Bytes in memory.
+    case bytes([UInt8])
+    /// A whole file, which must still be `size` bytes when it is opened to be sent.
+    case file(path: String, size: Int64)
 }
 
 /// Supplies a streamed request body one chunk at a time, so the engine never holds more than

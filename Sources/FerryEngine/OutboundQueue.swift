@@ -38,6 +38,8 @@ struct OutboundQueue {
         case file
         // Chunks from a BodyChunkSource.
         case stream(chunked: Bool, length: Int64?, sent: Int64, awaiting: Bool, ended: Bool)
+        // The segments of the exchange's body from `index` on (`file`: the one being read).
+        case segments(index: Int, file: UploadFile?)
         // The source failed.
         case failed(EngineError)
         // Writing stopped early (the response already ended).
@@ -74,6 +76,8 @@ struct OutboundQueue {
             source = .file
         case .stream(_, let length):
             source = .stream(chunked: length == nil, length: length, sent: 0, awaiting: false, ended: false)
+        case .segments:
+            source = .segments(index: 0, file: nil)
         }
         if holdingBody {
             heldBody = (Array(pieces.dropFirst()), source)
@@ -170,6 +174,8 @@ struct OutboundQueue {
                 pieces.append(Piece(bytes: buffer, count: count, isBody: true))
                 return nil
             }
+        case .segments(let index, let file):
+            return refillSegment(exchange, index: index, file: file)
         case .stream(let chunked, let length, let sent, let awaiting, let ended):
             // A stream that announced its length is complete once that many bytes went out;
             // waiting for its end would let the response overtake the request.
@@ -178,6 +184,56 @@ struct OutboundQueue {
             source = .stream(chunked: chunked, length: length, sent: sent, awaiting: true, ended: false)
             return .waitingForSource(needsRequest: true)
         }
+    }
+
+    /// Adds the next piece of a segmented body: the bytes of segment `index`, or the next slice
+    /// of its file (opened on first use, its size checked against the one announced).
+    private mutating func refillSegment(_ exchange: Exchange, index: Int, file: UploadFile?) -> Step? {
+        guard case .segments(let segments, _) = exchange.request.body else { return .finished }
+        var index = index, file = file
+        while index < segments.count {
+            switch segments[index] {
+            case .bytes(let bytes):
+                index += 1
+                guard !bytes.isEmpty else { continue }
+                source = .segments(index: index, file: nil)
+                pieces.append(Piece(bytes: bytes, count: bytes.count, isBody: true))
+                return nil
+            case .file(let path, let size):
+                if file == nil {
+                    switch UploadFile.open(path: path) {
+                    case .failure(let error): return fail(EngineError(.fileReadFailed(path: path, error)))
+                    case .success(let opened) where opened.size != size:
+                        return fail(EngineError(.requestBodyFailed(
+                            "\(path) is \(opened.size) bytes now, not the \(size) it had when the body was made")))
+                    case .success(let opened): file = opened
+                    }
+                }
+                guard let open = file else { continue }
+                if fileBuffer.isEmpty { fileBuffer = [UInt8](repeating: 0, count: Self.fileSliceSize) }
+                var buffer = fileBuffer
+                fileBuffer = []
+                defer { fileBuffer = buffer }
+                switch open.read(into: &buffer) {
+                case .failure(let error):
+                    return fail(EngineError(.fileReadFailed(path: path, error)))
+                case .success(0):
+                    index += 1
+                    file = nil
+                case .success(let count):
+                    source = .segments(index: index, file: open)
+                    pieces.append(Piece(bytes: buffer, count: count, isBody: true))
+                    return nil
+                }
+            }
+        }
+        source = .done
+        return .finished
+    }
+
+    private mutating func fail(_ error: EngineError) -> Step {
+        source = .failed(error)
+        return .failed(error)
     }
 
     private mutating func writeOnce(_ transport: Transport) -> Step {

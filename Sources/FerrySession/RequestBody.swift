@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FerryEngine
 
 /// What a request sends: bytes in memory, a file streamed from disk, or an async stream.
 ///
@@ -13,6 +14,7 @@ public struct RequestBody: Sendable {
         case bytes([UInt8])
         case file(path: String)
         case stream(ByteChunks, length: Int64?, replayable: Bool)
+        case segments([BodySegment], length: Int64)
     }
 
     package let storage: Storage
@@ -43,6 +45,14 @@ public struct RequestBody: Sendable {
         RequestBody(storage: .stream(chunks, length: length, replayable: replayable))
     }
 
+    /// Bytes and whole files one after the other, `length` bytes in all, read by the engine
+    /// as the connection takes them (files opened in turn, their sizes checked): how a
+    /// multipart form without a caller's stream is sent. Package-only: ``MultipartFormData``
+    /// builds it.
+    package static func segments(_ segments: [BodySegment], length: Int64) -> RequestBody {
+        RequestBody(storage: .segments(segments, length: length))
+    }
+
     /// Whether the body is read once from a stream, so that sending it again needs a new one.
     var isStream: Bool {
         if case .stream(_, _, replayable: false) = storage { return true }
@@ -55,6 +65,7 @@ public struct RequestBody: Sendable {
         case .bytes(let bytes): return Int64(bytes.count)
         case .file: return nil
         case .stream(_, let length, _): return length
+        case .segments(_, let length): return length
         }
     }
 }

@@ -42,6 +42,7 @@ enum RequestPreparation {
         case .bytes(let bytes)?: body = .bytes(bytes)
         case .file(let path)?: body = .file(path: path)
         case .stream(let chunks, let length, _)?: body = .stream(AsyncChunkSource(chunks), length: length)
+        case .segments(let segments, let length)?: body = .segments(segments, length: length)
         }
         var exchange = ExchangeRequest(
             key: PoolKey(scheme: scheme, host: bareHost, port: port),

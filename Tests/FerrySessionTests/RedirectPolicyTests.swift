@@ -97,7 +97,7 @@ struct RedirectPolicyTests {
         case nil: nextBody = .none
         case .bytes?: nextBody = .bytes
         case .file?: nextBody = .file
-        case .stream?: nextBody = .stream
+        case .stream?, .segments?: nextBody = .stream
         }
         #expect(nextBody == row.nextBody)
         if row.body != .none && row.nextBody == .none {

@@ -11,11 +11,23 @@ import Testing
 struct HTTPRequestSerializerMultipartTests {
     static let url = URL(string: "https://api.example.com/v1/upload")!
 
+    /// The body's bytes, read as the engine would read them.
     static func bodyBytes(_ request: NetworkRequest) async throws -> [UInt8] {
-        guard case .stream(let chunks, _, _)? = request.body?.storage else { return [] }
-        var bytes: [UInt8] = []
-        for try await chunk in chunks { bytes += chunk }
-        return bytes
+        switch request.body?.storage {
+        case .stream(let chunks, _, _)?:
+            var bytes: [UInt8] = []
+            for try await chunk in chunks { bytes += chunk }
+            return bytes
+        case .segments(let segments, _)?:
+            return try segments.flatMap { segment -> [UInt8] in
+                switch segment {
+                case .bytes(let bytes): return bytes
+                case .file(let path, _): return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+                }
+            }
+        default:
+            return []
+        }
     }
 
     @Test func parametersComeFirstWithTheQueryRulesNames() async throws {

@@ -100,6 +100,39 @@ struct HTTPSessionManagerTypedTests {
         }
     }
 
+    @Test("a file part that changed size before it was sent fails the upload, naming the file; a removed one too")
+    func fileChangedBeforeSending() async throws {
+        try await HTTPBinServer.withServer { server in
+            let api = Self.manager(server)
+            defer { api.invalidateSessionCancelingTasks(true, resetSession: false) }
+            let directory = try TemporaryDirectory()
+            let file = directory.url.appendingPathComponent("grows.txt")
+            try Data("short".utf8).write(to: file)
+            var request = try api.requestSerializer.multipartFormRequest(url: server.url("/post")) { form throws(NetworkError) in
+                try form.appendPart(fileURL: file, name: "f")
+            }
+            try Data("much longer now".utf8).write(to: file)
+            do throws(NetworkError) {
+                _ = try await api.data(for: request)
+                Issue.record("sent a file whose size changed")
+            } catch {
+                #expect(error.code == .requestBodyFailed)
+                #expect(error.reason.contains("grows.txt is 15 bytes now, not the 5"))
+            }
+            request = try api.requestSerializer.multipartFormRequest(url: server.url("/post")) { form throws(NetworkError) in
+                try form.appendPart(fileURL: file, name: "f")
+            }
+            try FileManager.default.removeItem(at: file)
+            do throws(NetworkError) {
+                _ = try await api.data(for: request)
+                Issue.record("sent a file that is gone")
+            } catch {
+                #expect(error.code == .cannotOpenFile)
+                #expect(error.reason.contains("grows.txt"))
+            }
+        }
+    }
+
     @Test("a part whose file is missing makes no task and fails, naming the file")
     func missingFile() async throws {
         let api = HTTPSessionManager(baseURL: URL(string: "http://127.0.0.1:9/"), sessionConfiguration: ManagerTest.configuration())

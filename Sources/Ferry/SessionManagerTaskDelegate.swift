@@ -23,7 +23,7 @@ struct ManagerTaskOutcome: Sendable {
 ///
 /// Its events arrive on the session's delegate queue, one at a time, in order.
 final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDelegate, TaskLifecycleObserving,
-    ResponseDecisionOptional {
+    SelectiveTaskDelegate {
     typealias Finish = @Sendable (ManagerTaskOutcome) -> Void
 
     let hooks: SessionManagerHooks
@@ -44,6 +44,9 @@ final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDele
     }
 
     // MARK: Task events
+
+    /// Upload progress goes nowhere without a handler or a block: not worth a hop per write.
+    var wantsSendProgress: Bool { uploadProgress != nil || hooks.block { $0.taskDidSendBodyData } != nil }
 
     func taskDidResume(_ task: SessionTask) {
         hooks.notify?(.taskDidResume(task))

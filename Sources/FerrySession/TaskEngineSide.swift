@@ -135,7 +135,7 @@ struct TaskEngineSide {
         guard case .delegate = sink, let dataDelegate = delegate as? any SessionDataDelegate,
               let dataTask = task as? DataTask else { return nil }
         // Asking holds the body (reading paused, then resumed: two epoll_ctl calls) and a hop.
-        if let optional = dataDelegate as? any ResponseDecisionOptional, !optional.decidesResponses { return nil }
+        if let selective = dataDelegate as? any SelectiveTaskDelegate, !selective.decidesResponses { return nil }
         return (dataDelegate, dataTask)
     }
 
@@ -261,10 +261,15 @@ extension Result {
     }
 }
 
-/// A data delegate that may let a response through without being asked, so its body is read
-/// at once (package-only: Ferry's managers decide only when their user set a block for it).
-package protocol ResponseDecisionOptional: SessionDataDelegate {
+/// A task delegate that says which of its events it has a use for, so the others cost no hop
+/// to the delegate queue (package-only: Ferry's managers, whose interest depends on the
+/// blocks and progress handlers their user set).
+package protocol SelectiveTaskDelegate: SessionTaskDelegate {
     /// Whether to ask ``SessionDataDelegate/session(_:dataTask:didReceive:completionHandler:)``
-    /// about the response now arriving; false allows it unasked.
+    /// about the response now arriving; false allows it unasked, and its body is read at once.
     var decidesResponses: Bool { get }
+    /// Whether to tell
+    /// ``SessionTaskDelegate/session(_:task:didSendBodyData:totalBytesSent:totalBytesExpectedToSend:)``
+    /// as body bytes are written.
+    var wantsSendProgress: Bool { get }
 }

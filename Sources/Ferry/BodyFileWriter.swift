@@ -14,20 +14,12 @@ final class BodyFileWriter {
     private var committed = false
 
     init(replacing path: String) throws(NetworkError) {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        var temporary = ""
-        var fd: Int32 = -1
-        for _ in 0..<16 {
-            temporary = "\(directory)/.\(name).\(String(UInt64.random(in: .min ... .max), radix: 16)).part"
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            if fd >= 0 || errno != EEXIST { break }
+        do throws(SystemError) {
+            (fd, temporary) = try PrivateFile.createSibling(of: path, suffix: "part")
+        } catch {
+            throw Self.failure(.cannotCreateFile, path, error)
         }
-        guard fd >= 0 else { throw Self.failure(.cannotCreateFile, path, SystemError(errno: errno, syscall: "open")) }
         self.path = path
-        self.temporary = temporary
-        self.fd = fd
     }
 
     deinit {

@@ -11,24 +11,12 @@ import FoundationEssentials
 /// `JSONDecoder` is `Sendable` in the toolchain's FoundationEssentials (it guards its options
 /// with a lock), so the serializer keeps the caller's decoder itself; changing the decoder's
 /// options after handing it over changes how later responses decode.
-public struct DecodableResponseSerializer<T: Decodable & Sendable>: ResponseSerializing {
+public struct DecodableResponseSerializer<T: Decodable & Sendable>: ValidatingResponseSerializer {
     /// The status and content-type validation.
     public var http: HTTPResponseSerializer
     /// The decoder the body goes through.
     public var decoder: JSONDecoder
 
-    /// Status codes accepted; 200–299 by default; nil accepts any.
-    public var acceptableStatusCodes: Set<Int>? {
-        get { http.acceptableStatusCodes }
-        set { http.acceptableStatusCodes = newValue }
-    }
-
-    /// MIME types accepted (lower case, without parameters); the JSON serializer's by
-    /// default; nil accepts any.
-    public var acceptableContentTypes: Set<String>? {
-        get { http.acceptableContentTypes }
-        set { http.acceptableContentTypes = newValue }
-    }
 
     /// A serializer decoding 2xx JSON responses as `type` with `decoder`.
     public init(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder()) {

@@ -9,8 +9,8 @@ import FoundationEssentials
 enum FileMove {
     /// Moves `source` to `target`, replacing a file there: one `rename(2)` (atomic: a reader
     /// of `target` sees the old file or the new one, and a symlink at `target` is replaced,
-    /// never followed), or, across file systems, a copy into a temporary file beside `target`
-    /// renamed over it.
+    /// never followed), or, across file systems, a copy into a private temporary file beside
+    /// `target` (``PrivateFile/createSibling(of:suffix:)``) renamed over it.
     /// - Throws: ``NetworkError`` with ``NetworkError/Code/cannotMoveFile`` naming both paths
     ///   and the system's reason.
     static func move(_ source: URL, to target: URL) throws(NetworkError) {
@@ -18,11 +18,17 @@ enum FileMove {
         if rename(from, to) == 0 { return }
         let renameErrno = errno
         guard renameErrno == EXDEV else { throw failure(from, to, SystemError(errno: renameErrno, syscall: "rename")) }
-        let temporary = to + ".ferry-\(UInt32.random(in: 0 ... .max))"
+        let temporary: String
         do throws(SystemError) {
-            try copy(from, to: temporary)
+            let sibling = try PrivateFile.createSibling(of: to, suffix: "part")
+            temporary = sibling.path
+            do throws(SystemError) {
+                try copy(from, into: sibling.fd)
+            } catch {
+                unlink(temporary)
+                throw error
+            }
         } catch {
-            unlink(temporary)
             throw failure(from, to, error)
         }
         guard rename(temporary, to) == 0 else {
@@ -38,13 +44,14 @@ enum FileMove {
                      failingURL: URL(fileURLWithPath: to), underlyingError: error)
     }
 
-    /// Copies `from` into a new file `to` (O_EXCL, mode 0600), in 256 KiB slices.
-    private static func copy(_ from: String, to: String) throws(SystemError) {
+    /// Copies `from` into the open file `output` (closing it), in 256 KiB slices.
+    private static func copy(_ from: String, into output: Int32) throws(SystemError) {
         let input = open(from, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw SystemError(errno: errno, syscall: "open") }
+        guard input >= 0 else {
+            close(output)
+            throw SystemError(errno: errno, syscall: "open")
+        }
         defer { close(input) }
-        let output = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard output >= 0 else { throw SystemError(errno: errno, syscall: "open") }
         var closed = false
         defer { if !closed { close(output) } }
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)

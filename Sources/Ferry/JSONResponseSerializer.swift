@@ -9,7 +9,7 @@ import FoundationEssentials
 /// error, as in AFNetworking. A refused status throws the HTTP serializer's error, which
 /// carries the response and the body (`JSONValue(parsing: error.responseData!)` reads an
 /// error document).
-public struct JSONResponseSerializer: ResponseSerializing {
+public struct JSONResponseSerializer: ValidatingResponseSerializer {
     /// How the body is read: AFNetworking's `NSJSONReadingOptions` that have a meaning here.
     public struct ReadingOptions: OptionSet, Sendable, Hashable {
         /// The option bits.
@@ -33,18 +33,6 @@ public struct JSONResponseSerializer: ResponseSerializing {
     /// arrays (whose null elements go too), as AFNetworking's option of that name does.
     public var removesKeysWithNullValues = false
 
-    /// Status codes accepted; 200–299 by default; nil accepts any.
-    public var acceptableStatusCodes: Set<Int>? {
-        get { http.acceptableStatusCodes }
-        set { http.acceptableStatusCodes = newValue }
-    }
-
-    /// MIME types accepted (lower case, without parameters); ``jsonContentTypes`` by default;
-    /// nil accepts any.
-    public var acceptableContentTypes: Set<String>? {
-        get { http.acceptableContentTypes }
-        set { http.acceptableContentTypes = newValue }
-    }
 
     /// A serializer accepting 2xx JSON responses.
     /// - Parameter readingOptions: How the body is read (fragments allowed by default).

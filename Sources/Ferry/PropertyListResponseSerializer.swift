@@ -26,7 +26,7 @@ import Foundation
 ///
 /// An empty body is nil without an error, as in AFNetworking. A refused status throws the HTTP
 /// serializer's error, which carries the response and the body.
-public struct PropertyListResponseSerializer: ResponseSerializing {
+public struct PropertyListResponseSerializer: ValidatingResponseSerializer {
     /// A property list's encoding: `.xml`, `.binary` or `.openStep`.
     public typealias Format = PropertyListSerialization.PropertyListFormat
 
@@ -42,18 +42,6 @@ public struct PropertyListResponseSerializer: ResponseSerializing {
     /// that reads only as OpenStep text) is refused as not a property list.
     public var acceptableFormats: Set<Format>
 
-    /// Status codes accepted; 200–299 by default; nil accepts any.
-    public var acceptableStatusCodes: Set<Int>? {
-        get { http.acceptableStatusCodes }
-        set { http.acceptableStatusCodes = newValue }
-    }
-
-    /// MIME types accepted (lower case, without parameters); ``propertyListContentTypes`` by
-    /// default; nil accepts any.
-    public var acceptableContentTypes: Set<String>? {
-        get { http.acceptableContentTypes }
-        set { http.acceptableContentTypes = newValue }
-    }
 
     /// A serializer accepting 2xx property-list responses.
     /// - Parameter acceptableFormats: The encodings a body may use (XML and binary by default).

@@ -19,7 +19,7 @@ import FoundationEssentials
 ///
 /// An empty body is nil without an error. A refused status throws the HTTP serializer's
 /// error, which carries the response and the body.
-public struct XMLDocumentResponseSerializer: ResponseSerializing {
+public struct XMLDocumentResponseSerializer: ValidatingResponseSerializer {
     /// The status and content-type validation.
     public var http: HTTPResponseSerializer
     /// Whether element names are split into a local name and a namespace (true by default,
@@ -31,18 +31,6 @@ public struct XMLDocumentResponseSerializer: ResponseSerializing {
     /// text; false by default, as `XMLDocument` drops it unless told to preserve whitespace.
     public var preservesWhitespace = false
 
-    /// Status codes accepted; 200–299 by default; nil accepts any.
-    public var acceptableStatusCodes: Set<Int>? {
-        get { http.acceptableStatusCodes }
-        set { http.acceptableStatusCodes = newValue }
-    }
-
-    /// MIME types accepted (lower case, without parameters);
-    /// ``XMLParserResponseSerializer/xmlContentTypes`` by default; nil accepts any.
-    public var acceptableContentTypes: Set<String>? {
-        get { http.acceptableContentTypes }
-        set { http.acceptableContentTypes = newValue }
-    }
 
     /// A serializer accepting 2xx XML responses.
     public init() {

@@ -22,7 +22,7 @@ import FoundationEssentials
 ///
 /// An empty body is nil without an error (there is no document to parse). A refused status
 /// throws the HTTP serializer's error, which carries the response and the body.
-public struct XMLParserResponseSerializer: ResponseSerializing {
+public struct XMLParserResponseSerializer: ValidatingResponseSerializer {
     /// The MIME types an XML serializer accepts by default.
     public static let xmlContentTypes: Set<String> = ["application/xml", "text/xml"]
 
@@ -37,18 +37,6 @@ public struct XMLParserResponseSerializer: ResponseSerializing {
     /// best left so: a response that names a file or URL as an entity would have it read.
     public var shouldResolveExternalEntities = false
 
-    /// Status codes accepted; 200–299 by default; nil accepts any.
-    public var acceptableStatusCodes: Set<Int>? {
-        get { http.acceptableStatusCodes }
-        set { http.acceptableStatusCodes = newValue }
-    }
-
-    /// MIME types accepted (lower case, without parameters); ``xmlContentTypes`` by default;
-    /// nil accepts any.
-    public var acceptableContentTypes: Set<String>? {
-        get { http.acceptableContentTypes }
-        set { http.acceptableContentTypes = newValue }
-    }
 
     /// A serializer accepting 2xx XML responses.
     public init() {

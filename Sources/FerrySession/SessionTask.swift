@@ -137,10 +137,12 @@ public class SessionTask: @unchecked Sendable {
 
     /// Starts the task, or continues it after ``suspend()``. A surplus call does nothing.
     public func resume() {
-        let (action, observer) = core.withLock { core in
+        let (action, observer) = core.withLock { core -> (TaskStateMachine.Action, (any TaskLifecycleObserving)?) in
             let before = core.machine.publicState
             let action = core.machine.resume()
-            return (action, before == core.machine.publicState ? nil : core.delegate as? any TaskLifecycleObserving)
+            // Most tasks have no delegate: no dynamic cast for them.
+            guard before != core.machine.publicState, let delegate = core.delegate else { return (action, nil) }
+            return (action, delegate as? any TaskLifecycleObserving)
         }
         run(action)
         observer?.taskDidResume(self)
@@ -150,10 +152,12 @@ public class SessionTask: @unchecked Sendable {
     /// backpressure holds the server; nothing is lost). Calls are counted: each needs its
     /// `resume()`. A task that has not started yet simply waits longer.
     public func suspend() {
-        let (action, observer) = core.withLock { core in
+        let (action, observer) = core.withLock { core -> (TaskStateMachine.Action, (any TaskLifecycleObserving)?) in
             let before = core.machine.publicState
             let action = core.machine.suspend()
-            return (action, before == core.machine.publicState ? nil : core.delegate as? any TaskLifecycleObserving)
+            // Most tasks have no delegate: no dynamic cast for them.
+            guard before != core.machine.publicState, let delegate = core.delegate else { return (action, nil) }
+            return (action, delegate as? any TaskLifecycleObserving)
         }
         run(action)
         observer?.taskDidSuspend(self)

@@ -137,30 +137,26 @@ public class SessionTask: @unchecked Sendable {
 
     /// Starts the task, or continues it after ``suspend()``. A surplus call does nothing.
     public func resume() {
-        let (action, observer) = core.withLock { core -> (TaskStateMachine.Action, (any TaskLifecycleObserving)?) in
+        let (action, tell) = core.withLock { core -> (TaskStateMachine.Action, Bool) in
+            guard core.observesLifecycle else { return (core.machine.resume(), false) }
             let before = core.machine.publicState
-            let action = core.machine.resume()
-            // Most tasks have no delegate: no dynamic cast for them.
-            guard before != core.machine.publicState, let delegate = core.delegate else { return (action, nil) }
-            return (action, delegate as? any TaskLifecycleObserving)
+            return (core.machine.resume(), before != core.machine.publicState)
         }
         run(action)
-        observer?.taskDidResume(self)
+        if tell, let observer = delegate as? any TaskLifecycleObserving { observer.taskDidResume(self) }
     }
 
     /// Suspends the task: no more body bytes are read until ``resume()`` (the socket's
     /// backpressure holds the server; nothing is lost). Calls are counted: each needs its
     /// `resume()`. A task that has not started yet simply waits longer.
     public func suspend() {
-        let (action, observer) = core.withLock { core -> (TaskStateMachine.Action, (any TaskLifecycleObserving)?) in
+        let (action, tell) = core.withLock { core -> (TaskStateMachine.Action, Bool) in
+            guard core.observesLifecycle else { return (core.machine.suspend(), false) }
             let before = core.machine.publicState
-            let action = core.machine.suspend()
-            // Most tasks have no delegate: no dynamic cast for them.
-            guard before != core.machine.publicState, let delegate = core.delegate else { return (action, nil) }
-            return (action, delegate as? any TaskLifecycleObserving)
+            return (core.machine.suspend(), before != core.machine.publicState)
         }
         run(action)
-        observer?.taskDidSuspend(self)
+        if tell, let observer = delegate as? any TaskLifecycleObserving { observer.taskDidSuspend(self) }
     }
 
     /// Cancels the task. It completes with ``NetworkError/Code/cancelled`` (at once if it never

@@ -17,7 +17,12 @@ struct TaskCore {
     var metrics: TaskMetrics?
     var taskDescription: String?
     var priority: Float = 0.5
-    var delegate: (any SessionTaskDelegate)?
+    var delegate: (any SessionTaskDelegate)? {
+        // Worked out once here, so resume and suspend cast nothing.
+        didSet { observesLifecycle = delegate is any TaskLifecycleObserving }
+    }
+    /// The delegate wants to hear of resume and suspend (``TaskLifecycleObserving``).
+    private(set) var observesLifecycle = false
     var counts = TaskCounts()
     var completion = TaskCompletion.none
     var progressObservers: [AsyncStream<TaskProgress>.Continuation] = []

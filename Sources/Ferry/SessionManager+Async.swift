@@ -59,6 +59,12 @@ extension SessionManager {
         _ task: SessionTask, serializer: Serializer, uploadProgress: ProgressHandler?, downloadProgress: ProgressHandler?,
         destination: DownloadDestination? = nil
     ) async -> DataResponse<Serializer.Value> {
+        // A data task whose body no one watches arriving is awaited as Session.data(for:) is:
+        // its body collected, and the caller resumed from the engine's loop, not through the
+        // delegate queue (W8 measures that hop).
+        if let dataTask = task as? DataTask, downloadProgress == nil, !hooks.observesDataEvents {
+            return await collect(dataTask, serializer: serializer, uploadProgress: uploadProgress)
+        }
         let started = Atomic(false)
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ManagerTaskOutcome, Never>) in
@@ -73,6 +79,28 @@ extension SessionManager {
         } onCancel: {
             // A task cancelled before it has its delegate would complete with no one told.
             if started.load(ordering: .acquiring) { task.cancel() }
+        }
+        let result = Self.serialize(outcome, with: serializer)
+        hooks.announceCompletion(outcome, serializer: serializer, result: result)
+        return DataResponse(outcome, result)
+    }
+
+    /// Awaits `task`'s whole body (``DataTask/data()``), with the manager's delegate only when
+    /// a progress handler or a block wants its events, and runs `serializer` on it.
+    private func collect<Serializer: ResponseSerializing>(_ task: DataTask, serializer: Serializer,
+                                                          uploadProgress: ProgressHandler?) async -> DataResponse<Serializer.Value> {
+        if uploadProgress != nil || hooks.observesTaskEvents {
+            _ = managed(task, uploadProgress: uploadProgress, downloadProgress: nil, destination: nil) { _ in }
+        }
+        // No delegate tells of the start here: the manager does.
+        hooks.notify?(.taskDidResume(task))
+        let outcome: ManagerTaskOutcome
+        do throws(NetworkError) {
+            let (data, response) = try await task.data()
+            outcome = ManagerTaskOutcome(task: task, response: response, data: data, fileURL: nil, error: nil, metrics: task.metrics)
+        } catch {
+            outcome = ManagerTaskOutcome(task: task, response: error.response ?? task.response, data: nil, fileURL: nil,
+                                         error: error, metrics: task.metrics)
         }
         let result = Self.serialize(outcome, with: serializer)
         hooks.announceCompletion(outcome, serializer: serializer, result: result)

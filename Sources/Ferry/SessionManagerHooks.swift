@@ -51,6 +51,25 @@ final class SessionManagerHooks: Sendable {
         state.withLock { change(&$0.blocks) }
     }
 
+    /// Whether a block wants a data task's body or response as they arrive (so the task must
+    /// hand its body to the manager's delegate piece by piece).
+    var observesDataEvents: Bool {
+        state.withLock { state in
+            state.blocks.dataTaskDidReceiveResponse != nil || state.blocks.dataTaskDidReceiveData != nil
+                || state.blocks.dataTaskDidBecomeDownloadTask != nil
+        }
+    }
+
+    /// Whether a block wants any task event (so a task needs the manager's delegate).
+    var observesTaskEvents: Bool {
+        state.withLock { state in
+            let blocks = state.blocks
+            return blocks.taskWillPerformHTTPRedirection != nil || blocks.taskDidReceiveChallenge != nil
+                || blocks.taskNeedNewBodyStream != nil || blocks.taskDidSendBodyData != nil
+                || blocks.taskDidFinishCollectingMetrics != nil || blocks.taskDidComplete != nil
+        }
+    }
+
     /// The policy new TLS connections are judged by.
     var policy: SecurityPolicy {
         get { state.withLock { $0.policy } }

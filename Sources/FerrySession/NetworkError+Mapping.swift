@@ -61,7 +61,7 @@ extension NetworkError {
         case .invalidCredential(let failure):
             self.init(.invalidRequest, reason: "Cannot send these credentials: \(failure)", failingURL: url)
         case .taskCannotStream:
-            self.init(.invalidRequest, reason: "Only a data task that was never resumed and has no completion handler can stream its body",
+            self.init(.invalidRequest, reason: "Only a data task that was never resumed and has no completion handler can be awaited (bytes() or data())",
                       failingURL: url)
         case .engineUnavailable(let cause):
             self.init(.sessionInvalidated, reason: "The session's engine could not start: \(cause)", failingURL: url, underlyingError: cause)

@@ -1,6 +1,7 @@
 // The one bridge from a task to `async`: every async call of ``Session`` makes a task and
 // awaits it here, so cancellation, ordering and delivery are written once.
 
+import FoundationEssentials
 import Synchronization
 
 extension DataTask {
@@ -29,6 +30,30 @@ extension DataTask {
         guard streams else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
         let result = try await outcome(atHead: true)
         return (ResponseBody(buffer: buffer, task: self), result.response)
+    }
+}
+
+extension DataTask {
+    /// Starts the task and returns its whole body and its response once it completed: what
+    /// ``Session/data(for:delegate:)`` does, for a caller that wants the task itself (its
+    /// ``SessionTask/metrics``, or ``SessionTask/cancel()`` from elsewhere).
+    ///
+    /// Call it instead of ``SessionTask/resume()``, on a task made by
+    /// ``Session/dataTask(with:)`` (or ``Session/uploadTask(withStreamedRequest:)``). Its
+    /// delegate, if set before, receives its events; its data delegate is not given the body.
+    /// - Throws: ``NetworkError`` as ``Session/data(for:delegate:)``; `.invalidRequest` when
+    ///   the task was resumed already or has a completion handler.
+    public func data() async throws(NetworkError) -> (Data, NetworkResponse) {
+        let collects = core.withLock { core -> Bool in
+            guard case .created = core.machine.state, case .none = core.completion else { return false }
+            // Before the first resume nothing else touches the engine side.
+            guard case .delegate = engineSide.sink else { return false }
+            engineSide.collect()
+            return true
+        }
+        guard collects else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
+        let result = try await outcome()
+        return (result.data, result.response)
     }
 }
 

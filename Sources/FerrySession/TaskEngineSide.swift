@@ -65,6 +65,11 @@ struct TaskEngineSide {
         sink = .stream(buffer)
     }
 
+    /// The body is collected for an awaiting caller (before the task starts).
+    mutating func collect() {
+        sink = .memory
+    }
+
     /// The task starts: the delegate is fixed from here on.
     mutating func start(delegate: (any SessionTaskDelegate)?, for task: SessionTask) {
         self.delegate = delegate

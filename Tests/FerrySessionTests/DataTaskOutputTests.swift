@@ -67,6 +67,26 @@ struct DataTaskOutputTests {
         }
     }
 
+    @Test func aDataTaskCollectsItsBodyForAnAwaitingCallerAndKeepsItsMetrics() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/70000")))
+            let delegate = RecordingDelegate(queue: session.delegateQueue)
+            task.delegate = delegate
+            let (data, response) = try await task.data()
+            #expect(response.statusCode == 200)
+            #expect(Array(data) == TestBytes.pattern(count: 70_000))
+            #expect(task.state == .completed)
+            #expect(task.metrics?.transactionMetrics.first?.responseBodyBytesReceived == 70_000)
+            let events = delegate.events
+            #expect(events.contains { if case .completed(nil) = $0 { true } else { false } }, "the delegate hears of the task")
+            #expect(!events.contains { if case .data = $0 { true } else { false } }, "but not of its body")
+            #expect(delegate.offQueueCalls == 0)
+            await #expect(throws: NetworkError.self) { try await task.data() }
+        }
+    }
+
     @Test func onlyANewTaskWithoutHandlerCanStream() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())

@@ -79,6 +79,21 @@ struct SessionManagerNotificationTests {
         }
     }
 
+    @Test("an async call with nothing watching its body still announces its start and its end")
+    func asyncCall() async throws {
+        try await HTTPBinServer.withServer { server in
+            let manager = SessionManager(sessionConfiguration: ManagerTest.configuration())
+            defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+            let session = manager.session
+            let listener = Listener(Self.taskNames) { object in (object as? SessionTask)?.session === session }
+            let (object, _) = try await manager.data(for: NetworkRequest(url: server.url("/get?n=2")))
+            #expect((object as? JSONValue)?["args"]?["n"] == "2")
+            #expect(listener.names == [SessionManager.taskDidResumeNotification, SessionManager.taskDidCompleteNotification])
+            #expect(listener.events.last?.serializedResponse?["args"]?["n"] == "2")
+            #expect(listener.events.last?.hasMetrics == true)
+        }
+    }
+
     @Test("suspending a running task, then resuming it, is announced; a failure carries its error")
     func suspendAndFailure() async throws {
         try await HTTPBinServer.withServer { server in

@@ -37,6 +37,25 @@ extension SessionManager {
         try await data(for: request, serializer: DecodableResponseSerializer(type, decoder: decoder)).value
     }
 
+    /// Sends `bodyData` as the body of `request` (an upload task) and returns what
+    /// ``responseSerializer`` made of the response.
+    /// - Throws: ``NetworkError`` as ``data(for:serializer:uploadProgress:downloadProgress:)``.
+    public func upload(for request: NetworkRequest, fromData bodyData: Data, progress: ProgressHandler? = nil)
+        async throws(NetworkError) -> (responseObject: (any Sendable)?, response: NetworkResponse) {
+        try Self.valueAndResponse(await run(session.uploadTask(with: request, from: bodyData), serializer: responseObjectSerializer,
+                                            uploadProgress: progress, downloadProgress: nil))
+    }
+
+    /// Streams the file at `fileURL` as the body of `request` (an upload task, the file never
+    /// read whole) and returns what ``responseSerializer`` made of the response.
+    /// - Throws: ``NetworkError`` as ``data(for:serializer:uploadProgress:downloadProgress:)``,
+    ///   and ``NetworkError/Code/cannotOpenFile``.
+    public func upload(for request: NetworkRequest, fromFile fileURL: URL, progress: ProgressHandler? = nil)
+        async throws(NetworkError) -> (responseObject: (any Sendable)?, response: NetworkResponse) {
+        try Self.valueAndResponse(await run(session.uploadTask(with: request, fromFile: fileURL), serializer: responseObjectSerializer,
+                                            uploadProgress: progress, downloadProgress: nil))
+    }
+
     /// Downloads `request` to the file `destination` names (replacing one there) and returns
     /// its URL, once ``responseSerializer`` accepted the response.
     /// - Throws: ``NetworkError``: the task's failure, a refused response, or

@@ -46,16 +46,21 @@ struct SessionManagerTests {
             let group = DispatchGroup()
             manager.completionQueue = queue
             manager.completionGroup = group
-            let seen = Recorder<(queue: String?, status: Int?, json: Bool, error: NetworkError?)>((nil, nil, false, nil))
+            let seen = Recorder<(queue: String?, status: Int?, json: Bool, error: NetworkError?, inGroup: Bool)>(
+                (nil, nil, false, nil, false))
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 let task = manager.dataTask(with: NetworkRequest(url: server.url("/get?a=1"))) { response, object, error in
                     // JSON by default: a JSONValue, which crosses threads.
                     let argument = (object as? JSONValue)?["args"]?["a"]?.stringValue
-                    seen.update { $0 = (DispatchQueue.getSpecific(key: key), response?.statusCode, argument == "1", error) }
+                    // While the handler runs, the group is not empty.
+                    let inGroup = group.wait(timeout: .now()) == .timedOut
+                    seen.update { $0 = (DispatchQueue.getSpecific(key: key), response?.statusCode, argument == "1", error, inGroup) }
+                    done.resume()
                 }
                 task.resume()
-                group.notify(queue: .global()) { done.resume() }
             }
+            #expect(seen.value.inGroup)
+            #expect(group.wait(timeout: .now() + 10) == .success, "the group empties after the handler")
             #expect(seen.value.queue == "completion")
             #expect(seen.value.status == 200)
             #expect(seen.value.json)
@@ -123,6 +128,27 @@ struct SessionManagerTests {
             #expect(lastDownload.isFinished)
             #expect(lastDownload.completedUnitCount == lastDownload.totalUnitCount)
             #expect(lastDownload.completedUnitCount > 100)
+        }
+    }
+
+    @Test("the async uploads send memory and a file, with progress to the body's length")
+    func asyncUploads() async throws {
+        try await HTTPBinServer.withServer { server in
+            let manager = SessionManager(sessionConfiguration: ManagerTest.configuration())
+            defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+            let request = NetworkRequest(url: server.url("/put"), method: .put)
+            let (fromData, _) = try await manager.upload(for: request, fromData: Data("in memory".utf8))
+            #expect(try ManagerTest.json(fromData)["data"] as? String == "in memory")
+            let directory = try TemporaryDirectory()
+            let file = directory.url.appendingPathComponent("body.bin")
+            try Data(repeating: 0x41, count: 150_000).write(to: file)
+            let sent = Recorder<Int64>(0)
+            let (fromFile, response) = try await manager.upload(for: request, fromFile: file) { progress in
+                sent.update { $0 = progress.completedUnitCount }
+            }
+            #expect(response.statusCode == 200)
+            #expect(try ManagerTest.json(fromFile)["bodyLength"] as? Int == 150_000)
+            #expect(sent.value == 150_000)
         }
     }
 

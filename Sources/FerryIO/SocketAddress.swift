@@ -91,6 +91,14 @@ package struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// The address's bytes in network order: 4 for IPv4, 16 for IPv6 (for prefix matches).
+    package var addressBytes: [UInt8] {
+        switch address {
+        case .v4(let word): withUnsafeBytes(of: word) { Array($0) }
+        case .v6(let high, let low, _, _): withUnsafeBytes(of: high) { Array($0) } + withUnsafeBytes(of: low) { Array($0) }
+        }
+    }
+
     /// The same address with another port.
     package func withPort(_ port: UInt16) -> SocketAddress {
         SocketAddress(address: address, port: port)

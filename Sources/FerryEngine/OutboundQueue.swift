@@ -72,7 +72,6 @@ struct OutboundQueue {
             if !bytes.isEmpty { pieces.append(Piece(bytes: bytes, count: bytes.count, isBody: true)) }
             source = .done
         case .file:
-            if fileBuffer.isEmpty { fileBuffer = [UInt8](repeating: 0, count: Self.fileSliceSize) }
             source = .file
         case .stream(_, let length):
             source = .stream(chunked: length == nil, length: length, sent: 0, awaiting: false, ended: false)
@@ -161,17 +160,12 @@ struct OutboundQueue {
             return .failed(error)
         case .file:
             guard let file = exchange.file else { return .finished }
-            var buffer = fileBuffer
-            fileBuffer = []
-            defer { fileBuffer = buffer }
-            switch file.read(into: &buffer) {
-            case .failure(let error):
-                return .failed(EngineError(.fileReadFailed(path: file.path, error)))
-            case .success(0):
+            switch appendSlice(of: file) {
+            case .failure(let error): return .failed(error)
+            case .success(false):
                 source = .done
                 return .finished
-            case .success(let count):
-                pieces.append(Piece(bytes: buffer, count: count, isBody: true))
+            case .success(true):
                 return nil
             }
         case .segments(let index, let file):
@@ -210,25 +204,36 @@ struct OutboundQueue {
                     }
                 }
                 guard let open = file else { continue }
-                if fileBuffer.isEmpty { fileBuffer = [UInt8](repeating: 0, count: Self.fileSliceSize) }
-                var buffer = fileBuffer
-                fileBuffer = []
-                defer { fileBuffer = buffer }
-                switch open.read(into: &buffer) {
+                switch appendSlice(of: open) {
                 case .failure(let error):
-                    return fail(EngineError(.fileReadFailed(path: path, error)))
-                case .success(0):
+                    return fail(error)
+                case .success(false):
                     index += 1
                     file = nil
-                case .success(let count):
+                case .success(true):
                     source = .segments(index: index, file: open)
-                    pieces.append(Piece(bytes: buffer, count: count, isBody: true))
                     return nil
                 }
             }
         }
         source = .done
         return .finished
+    }
+
+    /// Reads `file`'s next slice into the one reused buffer and queues it: true when a slice
+    /// was queued, false at the file's end.
+    private mutating func appendSlice(of file: UploadFile) -> Result<Bool, EngineError> {
+        if fileBuffer.isEmpty { fileBuffer = [UInt8](repeating: 0, count: Self.fileSliceSize) }
+        var buffer = fileBuffer
+        fileBuffer = []
+        defer { fileBuffer = buffer }
+        switch file.read(into: &buffer) {
+        case .failure(let error): return .failure(EngineError(.fileReadFailed(path: file.path, error)))
+        case .success(0): return .success(false)
+        case .success(let count):
+            pieces.append(Piece(bytes: buffer, count: count, isBody: true))
+            return .success(true)
+        }
     }
 
     private mutating func fail(_ error: EngineError) -> Step {

@@ -32,7 +32,7 @@ extension SessionTask: ExchangeDelegate {
             core.publishProgress(uploads: uploads)
             return core.counts.bytesSent
         }
-        guard let delegate = engineSide.delegate, (delegate as? any SelectiveTaskDelegate)?.wantsSendProgress != false else { return }
+        guard let delegate = engineSide.delegate, engineSide.selective?.wantsSendProgress != false else { return }
         toDelegate { [self] in
             delegate.session(session, task: self, didSendBodyData: bytes, totalBytesSent: sentSoFar, totalBytesExpectedToSend: expected)
         }

@@ -32,6 +32,8 @@ struct TaskEngineSide {
     private(set) var file: DownloadFile?
     /// The task's delegate, else the session's task delegate; fixed when the task starts.
     private(set) var delegate: (any SessionTaskDelegate)?
+    /// ``delegate`` when it says which events it wants (``SelectiveTaskDelegate``).
+    private(set) var selective: (any SelectiveTaskDelegate)?
     /// The download delegate to tell of writes, and the task as it knows it.
     private(set) var writeObserver: (delegate: any SessionDownloadDelegate, task: DownloadTask)?
     /// When the task started (wall clock), for metrics; set by ``start(delegate:for:)``.
@@ -73,6 +75,8 @@ struct TaskEngineSide {
     /// The task starts: the delegate is fixed from here on.
     mutating func start(delegate: (any SessionTaskDelegate)?, for task: SessionTask) {
         self.delegate = delegate
+        // Cast once here, not per body write or per head.
+        selective = delegate.flatMap { $0 as? any SelectiveTaskDelegate }
         if case .file = sink, let downloadDelegate = delegate as? any SessionDownloadDelegate, let downloadTask = task as? DownloadTask {
             writeObserver = (downloadDelegate, downloadTask)
         } else {
@@ -140,7 +144,7 @@ struct TaskEngineSide {
         guard case .delegate = sink, let dataDelegate = delegate as? any SessionDataDelegate,
               let dataTask = task as? DataTask else { return nil }
         // Asking holds the body (reading paused, then resumed: two epoll_ctl calls) and a hop.
-        if let selective = dataDelegate as? any SelectiveTaskDelegate, !selective.decidesResponses { return nil }
+        if let selective, !selective.decidesResponses { return nil }
         return (dataDelegate, dataTask)
     }
 

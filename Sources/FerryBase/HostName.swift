@@ -9,4 +9,13 @@ public enum HostName {
         guard utf8.count >= 2, utf8.first == UInt8(ascii: "["), utf8.last == UInt8(ascii: "]") else { return host[...] }
         return host.dropFirst().dropLast()
     }
+
+    /// `host`, and `:port` when there is one, as an authority or a `Host` field writes them:
+    /// an IPv6 literal in brackets (`[::1]:8080`, RFC 3986 §3.2.2), a bracketed one as it is.
+    @inlinable
+    public static func authority(_ host: String, port: Int?) -> String {
+        let literal = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        guard let port else { return literal }
+        return "\(literal):\(port)"
+    }
 }

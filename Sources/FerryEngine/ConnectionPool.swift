@@ -14,6 +14,7 @@ final class ConnectionPool {
     private var connections: [Int: HTTP1Connection] = [:]
     private var connectors: [Int: Connector] = [:]
     private var handshakes: [Int: TLSHandshake] = [:]
+    private var tunnels: [Int: ProxyTunnel] = [:]
     private var waiting: [Int: Exchange] = [:]
     private var idleTimers: [Int: TimerID] = [:]
     private var nextRequestID = 0
@@ -71,6 +72,8 @@ final class ConnectionPool {
         connectors.removeAll()
         for handshake in handshakes.values { handshake.cancel() }
         handshakes.removeAll()
+        for tunnel in tunnels.values { tunnel.cancel() }
+        tunnels.removeAll()
         // Running exchanges end as cancelled; their connections close with them.
         for connection in connections.values { connection.abort(EngineError(.cancelled)) }
     }
@@ -111,6 +114,7 @@ final class ConnectionPool {
             cancelIdleTimer(id)
             connectors.removeValue(forKey: id)?.cancel()
             handshakes.removeValue(forKey: id)?.cancel()
+            tunnels.removeValue(forKey: id)?.cancel()
             connections.removeValue(forKey: id)?.close()
             freshTimings[id] = nil
         case .scheduleIdleTimeout(let id, let deadline):
@@ -129,43 +133,76 @@ final class ConnectionPool {
         let connector = Connector(loop: loop, resolver: resolver)
         connectors[id] = connector
         let timeout = connect.timeout
-        let check = connect.serverTrustCheck
-        // The key's host is lower-cased already; most sessions resolve nothing themselves.
-        let target = connect.resolvedAddresses.isEmpty ? key.host : connect.resolvedAddresses[key.host] ?? key.host
-        // The connect timeout covers TCP, the TLS handshake and the trust evaluation, as curl's.
+        // A tunnel's TCP connection goes to its proxy; a forwarding proxy is the key's host.
+        let (host, port) = key.connectionEndpoint
+        // Host names are lower-cased already; most sessions resolve nothing themselves.
+        let target = connect.resolvedAddresses.isEmpty ? host : connect.resolvedAddresses[host] ?? host
+        // The connect timeout covers TCP, CONNECT, the TLS handshake and the trust evaluation,
+        // as curl's.
         let deadline = Deadline.now() + timeout
-        connector.connect(host: target, port: UInt16(clamping: key.port), timeout: timeout) { [weak self] result in
+        connector.connect(host: target, port: UInt16(clamping: port), timeout: timeout) { [weak self] result in
             guard let self, self.connectors.removeValue(forKey: id) != nil else { return }
             switch result {
             case .success(let connected):
                 let timings = FreshTimings(resolved: connected.resolved, connected: connected.connected)
-                guard let context = key.tls else {
-                    return self.connectionReady(
-                        id, key: key, transport: Transport(socket: connected.socket, tls: nil),
-                        remote: connected.address, timings: timings, facts: nil)
+                guard case .tunnel(let proxy) = key.route else {
+                    return self.connected(id, key: key, socket: connected.socket, remote: connected.address,
+                                          deadline: deadline, timings: timings)
                 }
-                self.secure(id, key: key, connected: connected, context: context, check: check, deadline: deadline, timings: timings)
+                self.openTunnel(id, key: key, through: proxy, connected: connected, deadline: deadline, timings: timings)
             case .failure(let error):
                 self.run(self.machine.connectionFailed(id, error: Self.engineError(error, key: key)))
             }
         }
     }
 
+    /// Asks the proxy for a tunnel to the key's origin on a fresh connection to the proxy.
+    private func openTunnel(
+        _ id: Int, key: PoolKey, through proxy: TunnelProxy, connected: Connector.Connected, deadline: Deadline,
+        timings: FreshTimings
+    ) {
+        let tunnel = ProxyTunnel(loop: loop, socket: connected.socket, proxy: proxy, host: key.host, port: key.port,
+                                 parserLimits: .default)
+        tunnels[id] = tunnel
+        tunnel.start(deadline: deadline) { [weak self] result in
+            guard let self, self.tunnels.removeValue(forKey: id) != nil else { return }
+            switch result {
+            case .success(let socket):
+                self.connected(id, key: key, socket: socket, remote: connected.address, deadline: deadline, timings: timings)
+            case .failure(let error):
+                self.run(self.machine.connectionFailed(id, error: error))
+            }
+        }
+    }
+
+    /// A socket reaches the key's origin (directly, through a tunnel, or a forwarding proxy):
+    /// secure it for `https`, else it is ready.
+    private func connected(
+        _ id: Int, key: PoolKey, socket: Socket, remote: SocketAddress, deadline: Deadline, timings: FreshTimings
+    ) {
+        guard let context = key.tls else {
+            return connectionReady(id, key: key, transport: Transport(socket: socket, tls: nil), remote: remote,
+                                   timings: timings, facts: nil)
+        }
+        secure(id, key: key, socket: socket, remote: remote, context: context, deadline: deadline, timings: timings)
+    }
+
     /// Runs the TLS handshake and the trust check on a fresh TCP connection.
     private func secure(
-        _ id: Int, key: PoolKey, connected: Connector.Connected, context: TLSClientContext,
-        check: ServerTrustCheck?, deadline: Deadline, timings: FreshTimings
+        _ id: Int, key: PoolKey, socket: Socket, remote: SocketAddress, context: TLSClientContext, deadline: Deadline,
+        timings: FreshTimings
     ) {
         let tls: TLSConnection
         do throws(TLSError) {
             tls = try context.makeConnection(serverName: key.host, port: key.port)
         } catch {
-            connected.socket.close()
+            socket.close()
             return run(machine.connectionFailed(id, error: EngineError(.tlsHandshakeFailed(host: key.host, port: key.port, error))))
         }
         let handshake = TLSHandshake(
-            loop: loop, socket: connected.socket, tls: tls, host: key.host, port: key.port,
-            trustStore: context.configuration.trustStore, check: check, identityProvider: connect.clientIdentityProvider)
+            loop: loop, socket: socket, tls: tls, host: key.host, port: key.port,
+            trustStore: context.configuration.trustStore, check: connect.serverTrustCheck,
+            identityProvider: connect.clientIdentityProvider)
         handshakes[id] = handshake
         handshake.start(deadline: deadline) { [weak self] result in
             guard let self, self.handshakes.removeValue(forKey: id) != nil else { return }
@@ -173,7 +210,7 @@ final class ConnectionPool {
             case .success(let (transport, facts)):
                 var timings = timings
                 timings.secured = .now()
-                self.connectionReady(id, key: key, transport: transport, remote: connected.address, timings: timings, facts: facts)
+                self.connectionReady(id, key: key, transport: transport, remote: remote, timings: timings, facts: facts)
             case .failure(let error):
                 self.run(self.machine.connectionFailed(id, error: error))
             }
@@ -208,13 +245,24 @@ final class ConnectionPool {
     private var freshTimings: [Int: FreshTimings] = [:]
 
     private static func engineError(_ error: Connector.ConnectError, key: PoolKey) -> EngineError {
-        switch error {
-        case .dns(let dns): return EngineError(.hostNotFound(dns))
-        case .noAddresses: return EngineError(.hostNotFound(DNSError(host: key.host, code: EAI_NONAME)))
-        case .allAttemptsFailed(let system): return EngineError(.connectFailed(host: key.host, port: key.port, system))
-        case .timedOut: return EngineError(.connectTimedOut(host: key.host, port: key.port))
-        case .cancelled: return EngineError(.cancelled)
+        let (host, port) = key.connectionEndpoint
+        if case .cancelled = error { return EngineError(.cancelled) }
+        guard key.isProxied else {
+            switch error {
+            case .dns(let dns): return EngineError(.hostNotFound(dns))
+            case .noAddresses: return EngineError(.hostNotFound(DNSError(host: host, code: EAI_NONAME)))
+            case .allAttemptsFailed(let system): return EngineError(.connectFailed(host: host, port: port, system))
+            case .timedOut, .cancelled: return EngineError(.connectTimedOut(host: host, port: port))
+            }
         }
+        let reason: ProxyFailure.Reason
+        switch error {
+        case .dns(let dns): reason = .hostNotFound(dns)
+        case .noAddresses: reason = .hostNotFound(DNSError(host: host, code: EAI_NONAME))
+        case .allAttemptsFailed(let system): reason = .connectFailed(system)
+        case .timedOut, .cancelled: reason = .timedOut
+        }
+        return EngineError(.proxyFailed(ProxyFailure(proxyHost: host, proxyPort: port, reason)))
     }
 
     private func cancelIdleTimer(_ id: Int) {

@@ -1,44 +1,6 @@
 import FerryIO
 import FerryTLS
 
-/// Which connections may serve a request: same scheme, host and port, and for HTTPS the same
-/// TLS context (so two TLS configurations, or two sessions' trust evaluators, never share a
-/// connection). Two keys never share a connection.
-package struct PoolKey: Hashable, Sendable, CustomStringConvertible {
-    /// `http` or `https`.
-    package var scheme: String
-    /// Host name or address literal, lower-cased, without brackets.
-    package var host: String
-    /// TCP port.
-    package var port: Int
-    /// The TLS context for `https`; compared by identity.
-    package var tls: TLSClientContext?
-
-    /// Creates a key.
-    package init(scheme: String, host: String, port: Int, tls: TLSClientContext? = nil) {
-        self.scheme = scheme
-        self.host = host.lowercased()
-        self.port = port
-        self.tls = tls
-    }
-
-    /// Same scheme, host, port and TLS context object.
-    package static func == (lhs: PoolKey, rhs: PoolKey) -> Bool {
-        lhs.scheme == rhs.scheme && lhs.host == rhs.host && lhs.port == rhs.port && lhs.tls === rhs.tls
-    }
-
-    /// Hashes what ``==`` compares.
-    package func hash(into hasher: inout Hasher) {
-        hasher.combine(scheme)
-        hasher.combine(host)
-        hasher.combine(port)
-        hasher.combine(tls.map(ObjectIdentifier.init))
-    }
-
-    /// `https://host:port`.
-    package var description: String { "\(scheme)://\(host):\(port)" }
-}
-
 /// Decides which connection serves which request, for all hosts of one event loop.
 ///
 /// Pure: the owning `ConnectionPool` feeds it events and performs the returned actions

@@ -69,6 +69,10 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         /// TLS failed after the handshake (a bad record, a fatal alert such as TLS 1.3's late
         /// certificate_required).
         case tlsFailed(host: String, port: Int, TLSError, Phase)
+        /// The proxy could not be reached, or would not open a tunnel; nothing of the request
+        /// reached the origin. Indirect: the proxy's answer would make every error, and every
+        /// task that keeps one, bigger.
+        indirect case proxyFailed(ProxyFailure)
         /// The event loop the request was to run on could not start its thread (the process is
         /// out of threads or memory). A later request tries again.
         case loopThreadFailed(SystemError)
@@ -105,6 +109,7 @@ package struct EngineError: Error, Sendable, Equatable, CustomStringConvertible 
         case .bodyTooLarge(let limit): return "body larger than the allowed \(limit) bytes"
         case .fileReadFailed(let path, let error): return "cannot read \(path): \(error.errnoText)"
         case .fileWriteFailed(let path, let error): return "cannot write \(path): \(error.errnoText)"
+        case .proxyFailed(let failure): return failure.description
         case .loopThreadFailed(let error): return "could not start a network thread: \(error.errnoText)"
         case .requestBodyFailed(let text): return "request body failed: \(text)"
         case .tlsHandshakeFailed(let host, let port, let error):

@@ -35,6 +35,7 @@ final class Exchange {
         self.pool = pool
         self.loop = loop
         self.metrics = ExchangeMetrics(start: .now())
+        metrics.isProxyConnection = request.key.isProxied
         self.head = request.head
     }
 

@@ -20,9 +20,12 @@ package struct ExchangeMetrics: Sendable, Equatable {
     package var end: Deadline?
     /// The connection had served an earlier exchange.
     package var isReusedConnection = false
+    /// The exchange went through a proxy (forwarded, or in a tunnel). Beside the other Bool:
+    /// it takes no more room.
+    package var isProxyConnection = false
     /// Connections opened for this exchange (0 when reused; 2 after a retry on a fresh one).
     package var connectionsOpened = 0
-    /// Peer address, without port.
+    /// Peer address, without port (the proxy's, through a proxy).
     package var remoteAddress: String?
     /// Peer port.
     package var remotePort: Int?

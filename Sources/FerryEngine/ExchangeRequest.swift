@@ -155,20 +155,23 @@ extension ExchangeDelegate {
 
 /// The connection an exchange used.
 package struct ConnectionFacts: Sendable, Equatable {
-    /// Peer address without port.
+    /// Peer address without port (the proxy's, through a proxy).
     package var remoteAddress: String
     /// Peer port.
     package var remotePort: Int
     /// The connection served an earlier exchange.
     package var isReused: Bool
+    /// The connection goes to a proxy (forwarding, or a tunnel): the address is the proxy's.
+    package var isProxied: Bool
     /// What TLS established; nil for plain HTTP.
     package var tls: TLSFacts?
 
     /// Creates facts.
-    package init(remoteAddress: String, remotePort: Int, isReused: Bool, tls: TLSFacts? = nil) {
+    package init(remoteAddress: String, remotePort: Int, isReused: Bool, tls: TLSFacts? = nil, isProxied: Bool = false) {
         self.remoteAddress = remoteAddress
         self.remotePort = remotePort
         self.isReused = isReused
         self.tls = tls
+        self.isProxied = isProxied
     }
 }

@@ -233,7 +233,8 @@ final class HTTP1Connection: IOHandler {
             if exchange.awaitsContinue { armContinueTimer(for: exchange) }
             armProgressTimer()
             exchange.willSendHead(facts: ConnectionFacts(
-                remoteAddress: remote.ipAddress, remotePort: Int(remote.port), isReused: machine.isReused, tls: tlsFacts))
+                remoteAddress: remote.ipAddress, remotePort: Int(remote.port), isReused: machine.isReused, tls: tlsFacts,
+                isProxied: exchange.request.key.isProxied))
             flush()
         case .stopSendingBody:
             outbound.abandon()

@@ -214,7 +214,7 @@ package struct HTTP1ConnectionStateMachine {
         case .cancelled, .invalidRequest, .hostNotFound, .connectFailed,
              .connectTimedOut, .requestTimedOut, .totalTimedOut, .parse, .partialBody, .decoding,
              .bodyTooLarge, .fileReadFailed, .fileWriteFailed, .requestBodyFailed, .loopThreadFailed, .internalInconsistency,
-             .tlsHandshakeFailed, .serverTrustRejected, .tlsFailed:
+             .tlsHandshakeFailed, .serverTrustRejected, .tlsFailed, .proxyFailed:
             return false
         }
     }

@@ -2,7 +2,7 @@ import HTTPTypes
 
 /// Facts about the connection a request went out on.
 public struct ConnectionInfo: Sendable, Equatable {
-    /// The peer's address, such as `127.0.0.1` or `::1`.
+    /// The peer's address, such as `127.0.0.1` or `::1` (the proxy's, through a proxy).
     public var remoteAddress: String
     /// The peer's port.
     public var remotePort: Int
@@ -16,6 +16,9 @@ public struct ConnectionInfo: Sendable, Equatable {
     public var tlsApplicationProtocol: String?
     /// `true` when the TLS handshake resumed an earlier session.
     public var isTLSSessionResumed: Bool
+    /// `true` when the connection goes to a proxy (which forwards the request, or tunnels it
+    /// to the server); the address is then the proxy's.
+    public var isProxyConnection = false
 
     /// Creates connection facts.
     public init(

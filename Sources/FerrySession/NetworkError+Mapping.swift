@@ -67,6 +67,8 @@ extension NetworkError {
             self.init(.sessionInvalidated, reason: "The session's engine could not start: \(cause)", failingURL: url, underlyingError: cause)
         case .tlsUnavailable(let cause):
             self.init(.secureConnectionFailed, reason: "TLS could not be set up: \(cause)", failingURL: url, underlyingError: cause)
+        case .unusableProxy(let cause):
+            self.init(.unsupportedURL, reason: Self.sentence(cause.description), failingURL: url)
         case .invalidHeaderName(let name):
             // Lower case: tools quote it after their own words (`ferry: option -H: …`).
             self.init(.invalidRequest, reason: "invalid header name \"\(name.prefix(80))\"", failingURL: url,
@@ -126,6 +128,21 @@ extension NetworkError {
             return (tlsCode(cause), cause)
         case .serverTrustRejected(let cause):
             return (trustCode(cause), cause)
+        case .proxyFailed(let failure):
+            return proxyCode(failure.reason)
+        }
+    }
+
+    /// A proxy that could not be reached, or would not open a tunnel: codes of their own, so
+    /// a caller can tell the proxy's fault from the server's.
+    private static func proxyCode(_ reason: ProxyFailure.Reason) -> (Code, (any Error & Sendable)?) {
+        switch reason {
+        case .hostNotFound(let cause): return (.cannotFindProxyHost, cause)
+        case .connectFailed(let cause): return (.cannotConnectToProxy, cause)
+        case .timedOut: return (.timedOut, nil)
+        case .refused, .closed, .unexpectedData: return (.proxyTunnelFailed, nil)
+        case .malformedAnswer(let cause): return (.proxyTunnelFailed, cause)
+        case .socketFailed(let cause): return (.proxyTunnelFailed, cause)
         }
     }
 
@@ -193,6 +210,8 @@ enum SessionFailure: Error {
     case engineUnavailable(SystemError)
     /// OpenSSL refused the session's TLS configuration.
     case tlsUnavailable(TLSError)
+    /// The proxy named for the request cannot be used.
+    case unusableProxy(ProxyURLError)
     /// A header name given to a request is not a token.
     case invalidHeaderName(String)
     /// A header value given to a request holds CR, LF, NUL or another control character.

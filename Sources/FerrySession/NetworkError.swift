@@ -89,6 +89,14 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         public static let requestBodyFailed = Code(rawValue: -4005)
         /// Ferry broke one of its own invariants; the request failed instead of the process (-4006).
         public static let internalInconsistency = Code(rawValue: -4006)
+        /// The proxy's host name could not be resolved (-4007; curl's exit 5).
+        public static let cannotFindProxyHost = Code(rawValue: -4007)
+        /// The proxy refused or failed the connection (-4008).
+        public static let cannotConnectToProxy = Code(rawValue: -4008)
+        /// The proxy would not open a tunnel to the server: it answered CONNECT with another
+        /// status than 2xx (``NetworkError/response`` has it; a 407 nobody could answer is one),
+        /// or broke off before the tunnel was open (-4009). Nothing reached the server.
+        public static let proxyTunnelFailed = Code(rawValue: -4009)
 
         /// The code's name, such as `timedOut`, for logs and metric labels.
         public var description: String {
@@ -108,6 +116,7 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
             -3000: "cannotCreateFile", -3001: "cannotOpenFile", -3003: "cannotWriteToFile", -3005: "cannotMoveFile",
             -4001: "invalidRequest", -4002: "pinningMismatch", -4003: "sessionInvalidated",
             -4004: "responseSerializationFailed", -4005: "requestBodyFailed", -4006: "internalInconsistency",
+            -4007: "cannotFindProxyHost", -4008: "cannotConnectToProxy", -4009: "proxyTunnelFailed",
         ]
     }
 

@@ -13,7 +13,7 @@ enum RequestPreparation {
     static let acceptEncoding = "gzip, deflate"
 
     static func exchangeRequest(
-        for request: NetworkRequest, configuration: SessionConfiguration
+        for request: NetworkRequest, configuration: SessionConfiguration, proxies: ProxyRoutes
     ) throws(NetworkError) -> ExchangeRequest {
         let url = request.url
         guard let scheme = url.scheme?.lowercased() else {
@@ -30,12 +30,23 @@ enum RequestPreparation {
         guard (1...65535).contains(port) else {
             throw NetworkError(SessionFailure.badURL("port \(port) is out of range"), url: url)
         }
-        let head = RequestHead(
+        var head = RequestHead(
             method: request.method,
             target: target(of: url),
-            host: hostField(host: bareHost, port: url.port),
+            // RFC 9110 §7.2: the authority without userinfo; the port only when the URL names one.
+            host: HostName.authority(bareHost, port: url.port),
             headerFields: headerFields(for: request, configuration: configuration),
             framing: .none)
+        var key = PoolKey(scheme: scheme, host: bareHost, port: port)
+        if !proxies.isDirect {
+            let proxy: ProxyServer?
+            do throws(ProxyURLError) {
+                proxy = try proxies.proxy(scheme: scheme, host: bareHost)
+            } catch {
+                throw NetworkError(SessionFailure.unusableProxy(error), url: url)
+            }
+            if let proxy { try route(&head, key: &key, through: proxy, url: url) }
+        }
         let body: ExchangeBody
         switch request.body?.storage {
         case nil: body = .none
@@ -45,7 +56,7 @@ enum RequestPreparation {
         case .segments(let segments, let length)?: body = .segments(segments, length: length)
         }
         var exchange = ExchangeRequest(
-            key: PoolKey(scheme: scheme, host: bareHost, port: port),
+            key: key,
             head: head,
             body: body,
             decodesContent: configuration.automaticallyDecodesContent,
@@ -59,20 +70,42 @@ enum RequestPreparation {
         return exchange
     }
 
+    /// Sends the request through `proxy`: an http request in absolute form to the proxy (one
+    /// pool for every origin behind it), an https request through a tunnel to its origin. The
+    /// proxy's credential goes with the request (forwarding) or with CONNECT (a tunnel), never
+    /// to the origin; the obsolete `Proxy-Connection` is never sent.
+    private static func route(_ head: inout RequestHead, key: inout PoolKey, through proxy: ProxyServer, url: URL)
+        throws(NetworkError) {
+        head.headerFields[proxyConnection] = nil
+        var authorization = head.headerFields[.proxyAuthorization]
+        if authorization == nil, let user = proxy.user {
+            do throws(AuthenticationFailure) {
+                authorization = try BasicAuthentication.authorization(user: user, password: proxy.password ?? "")
+            } catch {
+                throw NetworkError(SessionFailure.invalidCredential(error), url: url)
+            }
+        }
+        if key.scheme == "http" {
+            head.target = "http://" + head.host + head.target
+            head.headerFields[.proxyAuthorization] = authorization
+            key = PoolKey(scheme: "http", host: proxy.host, port: proxy.port, route: .forwardingProxy)
+        } else {
+            head.headerFields[.proxyAuthorization] = nil
+            var connect = HTTPFields()
+            connect[.proxyAuthorization] = authorization
+            connect[.userAgent] = head.headerFields[.userAgent]
+            key.route = .tunnel(TunnelProxy(host: proxy.host, port: proxy.port, connectFields: connect))
+        }
+    }
+
+    private static let proxyConnection = HTTPField.Name("Proxy-Connection")!
+
     /// Origin-form target (RFC 9112 §3.2.1): the absolute path, never empty, plus the query.
     static func target(of url: URL) -> String {
         var target = url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?" + query }
         return target
-    }
-
-    /// RFC 9110 §7.2: the Host value is the authority without userinfo; IPv6 literals keep
-    /// their brackets; the port is included only when the URL names one.
-    static func hostField(host: String, port: Int?) -> String {
-        let literal = host.contains(":") ? "[\(host)]" : host
-        guard let port else { return literal }
-        return "\(literal):\(port)"
     }
 
     /// Session fields first, replaced by request fields of the same name; `Accept-Encoding`

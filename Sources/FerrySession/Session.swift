@@ -36,6 +36,8 @@ public final class Session: Sendable {
     private let isShared: Bool
     /// Basic answers accepted so far, sent before the server asks.
     let preemptiveAuthentication = PreemptiveAuthentication()
+    /// Which proxy carries a request, settled from the configuration when the session is made.
+    let proxies: ProxyRoutes
 
     /// Creates a session.
     /// - Parameters:
@@ -59,6 +61,7 @@ public final class Session: Sendable {
         self.configuration = configuration
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "ferry.session.delegate")
         self.isShared = isShared
+        proxies = ProxyRoutes(configuration.proxy, environment: ProcessInfo.processInfo.environment)
         // The challenge reaches the delegate with the session itself, held weakly: the check
         // lives in the session's engine, which the session owns.
         let reference = WeakSession()
@@ -218,7 +221,8 @@ public final class Session: Sendable {
     /// cookie or credential is looked at); nil when it cannot run.
     func route(of url: URL) -> (PoolKey, HTTPClientEngine)? {
         guard case .success(let engine) = engine,
-              let exchange = try? RequestPreparation.exchangeRequest(for: NetworkRequest(url: url), configuration: configuration)
+              let exchange = try? RequestPreparation.exchangeRequest(
+                  for: NetworkRequest(url: url), configuration: configuration, proxies: proxies)
         else { return nil }
         return (exchange.key, engine)
     }
@@ -228,7 +232,7 @@ public final class Session: Sendable {
     /// it as tried), and the engine to run it on.
     func prepare(_ request: NetworkRequest, priority: Float) throws(NetworkError)
         -> (ExchangeRequest, HTTPClientEngine, PreemptiveAuthentication.Answer?) {
-        var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration)
+        var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration, proxies: proxies)
         let upFront = addHTTPState(to: &exchange.head.headerFields, for: request)
         exchange.priority = priority
         if exchange.key.scheme == "https" {

@@ -79,6 +79,11 @@ public struct SessionConfiguration: Sendable {
         requiresServerTrustEvaluatorForEveryHost = false
     }
 
+    /// Which HTTP proxy requests go through: the environment's (`http_proxy`, `https_proxy`,
+    /// `all_proxy`, `no_proxy`, as curl reads them) by default; ``ProxyConfiguration/none``
+    /// for none, or ``ProxyConfiguration/http(_:bypass:)`` for one of the caller's.
+    public var proxy: ProxyConfiguration = .environment
+
     /// Request bodies longer than this, or of unknown length (a stream without a length), are
     /// announced with `Expect: 100-continue` and sent only once the server answers
     /// `100 Continue`, so a server that refuses the request (401, 413) costs no upload; a server

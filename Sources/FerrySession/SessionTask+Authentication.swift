@@ -1,4 +1,5 @@
 import Dispatch
+import FerryBase
 import FerryEngine
 import FerryWire
 import FoundationEssentials
@@ -23,20 +24,41 @@ struct ChallengeAnswer: Sendable {
     var request: NetworkRequest
     /// Digest `stale=true` after this task's own answer: the nonce was refused, not the credential.
     var isStaleRetry: Bool
+    /// The proxy that asked (407), or nil for the server (401).
+    var proxy: ChallengingProxy?
+}
+
+/// A proxy that answered 407: to a request it forwards, or to CONNECT.
+struct ChallengingProxy: Sendable, Equatable {
+    /// The proxy.
+    var server: ProxyServer
+    /// It refused a tunnel (an https request), rather than a forwarded http request.
+    var isTunnel: Bool
+
+    /// The method and URI a Digest answer covers: CONNECT and `host:port` for a tunnel, else
+    /// the request's method and its absolute-form target.
+    func digestTarget(of request: NetworkRequest) -> (String, String) {
+        let url = request.url
+        let host = String(HostName.unbracketed(url.host(percentEncoded: false) ?? ""))
+        if isTunnel { return ("CONNECT", HostName.authority(host, port: url.port ?? 443)) }
+        return (request.method.rawValue, "http://" + HostName.authority(host, port: url.port) + RequestPreparation.target(of: url))
+    }
 }
 
 extension SessionTask {
-    /// Whether a 401 is a challenge this task answers itself: then its body is dropped and
-    /// the request is sent again with an answer when the exchange ends.
-    /// - Returns: nil when the 401 is the task's response; else what the engine should do.
-    func handleChallenge(_ head: ResponseHead, response: NetworkResponse, request: NetworkRequest) -> BodyDemand? {
+    /// Whether a 401 from the server, or a 407 from the proxy `proxy` (a forwarding proxy's
+    /// response, or its refusal of a tunnel), is a challenge this task answers itself: then
+    /// its body is dropped and the request is sent again with an answer when the exchange ends.
+    /// - Returns: nil when the response is the task's; else what the engine should do.
+    func handleChallenge(_ head: ResponseHead, response: NetworkResponse, request: NetworkRequest,
+                         proxy: ChallengingProxy? = nil) -> BodyDemand? {
         let configuration = session.configuration
-        let challenges = HTTPAuthChallenge.parse(head.headerFields[values: .wwwAuthenticate])
+        let challenges = HTTPAuthChallenge.parse(head.headerFields[values: proxy == nil ? .wwwAuthenticate : .proxyAuthenticate])
         guard !challenges.isEmpty, let schemes = HTTPAuthSchemeChoice(configuration.httpAuthenticationMethods),
               let chosen = try? HTTPAuthChallenge.choose(from: challenges, allowing: schemes) else { return nil }
-        let space = ProtectionSpace(challengedBy: request.url, chosen)
+        let space = proxy.map { ProtectionSpace(proxy: $0, chosen) } ?? ProtectionSpace(challengedBy: request.url, chosen)
         // A Basic answer sent up front that earned this 401 is forgotten, and counts as tried.
-        if let upFront = engineSide.authentication.sentUpFront { session.preemptiveAuthentication.forget(upFront) }
+        if proxy == nil, let upFront = engineSide.authentication.sentUpFront { session.preemptiveAuthentication.forget(upFront) }
         let counted = engineSide.authentication.challenged(space)
         // A server that keeps asking whatever it is told gets its 401 delivered.
         guard engineSide.authentication.answers < TaskAuthentication.maximumAnswers else { return nil }
@@ -51,11 +73,12 @@ extension SessionTask {
         // storage may read its file, and the delegate's code never runs here.
         let demand = awaitDecision()
         toDelegate { [self] in
-            let proposed = previous?.credential ?? request.credential ?? Self.userInformation(of: request.url)
-                ?? configuration.urlCredentialStorage?.defaultCredential(for: space)
+            let own = proxy.map { $0.server.credential } ?? request.credential ?? Self.userInformation(of: request.url)
+            let proposed = previous?.credential ?? own ?? configuration.urlCredentialStorage?.defaultCredential(for: space)
             let challenge = AuthenticationChallenge(protectionSpace: space, proposedCredential: proposed,
                                                     previousFailureCount: failures, failureResponse: response)
-            let answer = ChallengeAnswer(chosen: chosen, challenge: challenge, request: request, isStaleRetry: isStaleRetry)
+            let answer = ChallengeAnswer(chosen: chosen, challenge: challenge, request: request, isStaleRetry: isStaleRetry,
+                                         proxy: proxy)
             guard let delegate else {
                 return resumeAfterDecision(response: response) { [self] in followUp(answering: answer, .performDefaultHandling, nil) }
             }
@@ -103,17 +126,20 @@ extension SessionTask {
             case .basic:
                 value = try BasicAuthentication.authorization(user: user, password: password)
             case .digest(let digest):
-                value = try digest.authorization(
-                    user: user, password: password, method: answer.request.method.rawValue,
-                    uri: RequestPreparation.target(of: answer.request.url), nonceCount: 1, cnonce: DigestChallenge.makeClientNonce())
+                // RFC 7616 §3.4: the method and request target as sent (CONNECT's is host:port).
+                let (method, uri) = answer.proxy?.digestTarget(of: answer.request)
+                    ?? (answer.request.method.rawValue, RequestPreparation.target(of: answer.request.url))
+                value = try digest.authorization(user: user, password: password, method: method, uri: uri, nonceCount: 1,
+                                                 cnonce: DigestChallenge.makeClientNonce())
             }
         } catch {
             return .fail(NetworkError(SessionFailure.authentication(error), url: answer.request.url))
         }
-        // The very answer the server just refused (a Basic header the caller set) is not sent again.
-        if answer.request.headerFields[.authorization] == value { return nil }
+        // The very answer just refused (a header the caller set) is not sent again.
+        let field: HTTPField.Name = answer.proxy == nil ? .authorization : .proxyAuthorization
+        if answer.request.headerFields[field] == value { return nil }
         var next = answer.request
-        next.headerFields[.authorization] = value
+        next.headerFields[field] = value
         engineSide.authentication.answering(space, with: credential, stale: answer.isStaleRetry)
         return .send(next, isRedirect: false)
     }
@@ -132,7 +158,7 @@ extension SessionTask {
                 if storage.defaultCredential(for: attempt.space) == nil { storage.setDefaultCredential(credential, for: attempt.space) }
             }
         }
-        if attempt.space.authenticationMethod == .httpBasic, let value = request.headerFields[.authorization] {
+        if !attempt.space.isProxy, attempt.space.authenticationMethod == .httpBasic, let value = request.headerFields[.authorization] {
             session.preemptiveAuthentication.remember(value, for: request.url, space: attempt.space, credential: credential)
         }
     }
@@ -151,6 +177,16 @@ extension ProtectionSpace {
         let origin = Origin(url)
         self.init(host: origin.host, port: origin.port, protocol: origin.scheme, realm: chosen.realm,
                   authenticationMethod: chosen.authenticationMethod)
+    }
+}
+
+extension ProtectionSpace {
+    /// The space of a proxy's challenge: the proxy's host and port, `http` for a proxy that
+    /// forwards http requests, `https` for one that tunnels https requests (Foundation's
+    /// `NSURLProtectionSpaceHTTPProxy` and `…HTTPSProxy`).
+    init(proxy: ChallengingProxy, _ chosen: ChosenAuthChallenge) {
+        self.init(host: proxy.server.host, port: proxy.server.port, protocol: proxy.isTunnel ? "https" : "http",
+                  realm: chosen.realm, authenticationMethod: chosen.authenticationMethod, isProxy: true)
     }
 }
 

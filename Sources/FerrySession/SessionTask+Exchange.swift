@@ -14,11 +14,12 @@ extension SessionTask: ExchangeDelegate {
     package func exchangeDidSendHead(_ head: RequestHead, connection: ConnectionFacts) {
         guard let delegate = engineSide.delegate else { return }
         let sent = HTTPRequest(method: head.method, scheme: nil, authority: nil, path: head.target, headerFields: head.fieldsAsSent)
-        let info = ConnectionInfo(
+        var info = ConnectionInfo(
             remoteAddress: connection.remoteAddress, remotePort: connection.remotePort, isReused: connection.isReused,
             tlsProtocolVersion: connection.tls?.protocolVersion, tlsCipherSuite: connection.tls?.cipherSuite,
             tlsApplicationProtocol: connection.tls?.applicationProtocol, isTLSSessionResumed: connection.tls?.isResumed ?? false)
-        toDelegate { [self] in
+        info.isProxyConnection = connection.isProxied
+        toDelegate { [self, info] in
             delegate.session(session, task: self, didSendRequestHead: sent, over: info)
         }
     }
@@ -47,11 +48,15 @@ extension SessionTask: ExchangeDelegate {
         engineSide.exchangeStatus = status
         // Every response's cookies count, a redirect's and a challenge's too.
         if let cookies = Session.setCookieValues(in: head.headerFields) { session.storeCookies(cookies, for: runningRequest) }
-        if status != 401, engineSide.authentication.awaitsVerdict { authenticationAnswered(status: status, for: runningRequest) }
+        if engineSide.authentication.awaitsVerdict { authenticationAnswered(status: status, for: runningRequest) }
         if RedirectPolicy.isRedirect(status), let demand = handleRedirect(head, response: response, request: runningRequest) {
             return demand
         }
         if status == 401, let demand = handleChallenge(head, response: response, request: runningRequest) {
+            return demand
+        }
+        if status == 407, let proxy = forwardingProxy(of: runningRequest),
+           let demand = handleChallenge(head, response: response, request: runningRequest, proxy: proxy) {
             return demand
         }
         switch deliverHead(response) {
@@ -137,9 +142,12 @@ extension SessionTask: ExchangeDelegate {
     package func exchangeDidFail(_ error: EngineError, metrics: ExchangeMetrics) {
         if let successor = engineSide.successor { return successor.exchangeDidFail(error, metrics: metrics) }
         engineSide.followUp = nil
+        // A proxy that refused a tunnel: its 407 may be answered; its status goes with the error.
+        let refusal = proxyRefusal(in: error)
+        if let refusal, answersTunnelChallenge(refusal, error: error, metrics: metrics) { return }
         let taskMetrics = recordMetrics(metrics)
         engineSide.discardPartialOutput()
-        let response = core.withLock { $0.response }
+        let response = refusal ?? core.withLock { $0.response }
         exchangeEnded(.failure(NetworkError(error, url: originalRequest.url).attaching(response: response)), metrics: taskMetrics)
     }
 
@@ -257,6 +265,7 @@ extension TransactionMetrics {
         responseStart = offset(metrics.responseStart)
         responseEnd = offset(metrics.end)
         isReusedConnection = metrics.isReusedConnection
+        isProxyConnection = metrics.isProxyConnection
         connectionsOpened = metrics.connectionsOpened
         remoteAddress = metrics.remoteAddress
         remotePort = metrics.remotePort

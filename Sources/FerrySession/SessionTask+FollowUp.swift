@@ -83,6 +83,12 @@ extension SessionTask {
         guard let handle = core.withLock({ $0.handle }) else { return }
         handle.onLoop { [self] in
             guard case .asking = engineSide.followUp else { return }
+            if let ended = engineSide.endedWhileAsking {
+                // No exchange to read on: the answer starts the next one, or the failure stands.
+                engineSide.endedWhileAsking = nil
+                let step = decide() ?? .fail(NetworkError(ended.error, url: originalRequest.url).attaching(response: response))
+                return followUpExchangeEnded(step, metrics: ended.metrics)
+            }
             if let step = decide() {
                 engineSide.followUp = step
                 run(core.withLock { $0.machine.responseAllowed() })

@@ -176,7 +176,10 @@ public class SessionTask: @unchecked Sendable {
         case .resumeReading:
             core.withLock { $0.handle }?.resumeReading()
         case .cancelExchange:
-            core.withLock { $0.handle }?.cancel()
+            guard let handle = core.withLock({ $0.handle }) else { return }
+            handle.cancel()
+            // A challenge being decided after its exchange failed has nothing to cancel.
+            handle.onLoop { [self] in cancelWhileAskingWithoutExchange() }
         case .completeCancelled:
             complete(.failure(NetworkError(SessionFailure.cancelled, url: originalRequest.url)),
                      metrics: nil)

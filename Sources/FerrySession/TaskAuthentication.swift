@@ -78,13 +78,17 @@ struct TaskAuthentication {
         }
     }
 
-    /// The response to the answered request came: for a status below 400, the credential
-    /// worked.
+    /// The response to the answered request came. A server's answer worked if the status is
+    /// below 400; a proxy's if the proxy did not ask again (407), whatever the server said.
     /// - Returns: The space and credential that worked, unless the session sent the answer
-    ///   up front (it knew it worked already) or the status is an error.
+    ///   up front (it knew it worked already) or the answer failed. When the one asked asks
+    ///   again, the answer stays awaited for ``challenged(_:)`` to count the failure.
     mutating func answered(status: Int) -> Attempt? {
-        defer { pending = nil }
-        guard let index = pending, attempts[index].upFront == nil, status < 400 else { return nil }
+        guard let index = pending else { return nil }
+        let isProxy = attempts[index].space.isProxy
+        if status == (isProxy ? 407 : 401) { return nil }
+        pending = nil
+        guard attempts[index].upFront == nil, isProxy || status < 400 else { return nil }
         return attempts[index]
     }
 }

@@ -46,6 +46,9 @@ struct TaskEngineSide {
     /// What the running exchange's response leads to, when it is a redirect or an
     /// authentication challenge the task answers itself (its body is read and dropped meanwhile).
     var followUp: FollowUp?
+    /// The exchange whose response ``followUp`` is asking about already failed (a proxy
+    /// refused a tunnel with 407): what the decision completes.
+    var endedWhileAsking: EndedExchange?
     /// Redirects followed so far.
     var redirectsFollowed = 0
     /// The running exchange's response status, for its metrics (0 before a head arrived).

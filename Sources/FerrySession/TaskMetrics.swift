@@ -40,6 +40,9 @@ public struct TransactionMetrics: Sendable {
     public var responseEnd: Duration?
     /// The connection had served an earlier request.
     public var isReusedConnection: Bool
+    /// The request went through a proxy (forwarded by it, or in a tunnel through it); the
+    /// remote address is then the proxy's.
+    public var isProxyConnection = false
     /// Connections opened for this exchange: 0 on a reused connection, 1 normally, 2 when a
     /// request was retried on a fresh connection after a kept-alive one died.
     public var connectionsOpened: Int

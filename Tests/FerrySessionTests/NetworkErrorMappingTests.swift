@@ -140,6 +140,26 @@ struct MappingRow: Sendable, CustomTestStringConvertible {
             .serverTrustRejected(ServerTrustError(.cancelled, host: "localhost", detail: "the delegate cancelled")),
             .cancelled, "ServerTrustError", "Server trust for localhost refused (server trust challenge cancelled)"
         ),
+        MappingRow(
+            .proxyFailed(ProxyFailure(proxyHost: "proxy.invalid", proxyPort: 3128,
+                                      .hostNotFound(DNSError(host: "proxy.invalid", code: EAI_NONAME)))),
+            .cannotFindProxyHost, "DNSError", "Could not resolve proxy: proxy.invalid"
+        ),
+        MappingRow(
+            .proxyFailed(ProxyFailure(proxyHost: "127.0.0.1", proxyPort: 3128,
+                                      .connectFailed(SystemError(errno: ECONNREFUSED, syscall: "connect")))),
+            .cannotConnectToProxy, "SystemError", "Failed to connect to proxy 127.0.0.1 port 3128: Connection refused"
+        ),
+        MappingRow(.proxyFailed(ProxyFailure(proxyHost: "proxy", proxyPort: 3128, .timedOut)), .timedOut, nil,
+                   "Connection to proxy proxy port 3128 timed out"),
+        MappingRow(
+            .proxyFailed(ProxyFailure(proxyHost: "proxy", proxyPort: 3128,
+                                      .refused(ResponseHead(version: .http1_1, status: .forbidden, headerFields: [:], framing: .none,
+                                                             keepAlive: false)))),
+            .proxyTunnelFailed, nil, "CONNECT tunnel failed, response 403 from proxy proxy port 3128"
+        ),
+        MappingRow(.proxyFailed(ProxyFailure(proxyHost: "proxy", proxyPort: 3128, .closed)), .proxyTunnelFailed, nil,
+                   "Proxy CONNECT aborted: proxy proxy port 3128 closed the connection"),
     ]
 }
 
@@ -169,6 +189,7 @@ private func kindName(_ kind: EngineError.Kind) -> String {
     case .tlsHandshakeFailed: "tlsHandshakeFailed"
     case .serverTrustRejected: "serverTrustRejected"
     case .tlsFailed: "tlsFailed"
+    case .proxyFailed: "proxyFailed"
     }
 }
 
@@ -191,7 +212,7 @@ struct NetworkErrorMappingTests {
     @Test("every EngineError kind has a row in the table")
     func everyKindHasARow() {
         let covered = Set(MappingRow.all.map { kindName($0.error.kind) })
-        #expect(covered.count == 22, "rows cover: \(covered.sorted())")
+        #expect(covered.count == 23, "rows cover: \(covered.sorted())")
     }
 }
 

@@ -1,0 +1,116 @@
+import FerryBase
+import FerryEngine
+import FoundationEssentials
+
+/// A session's proxies, settled once from its ``ProxyConfiguration`` (and the environment):
+/// which proxy, if any, carries a request for a URL.
+struct ProxyRoutes: Sendable {
+    /// No proxy at all: every request connects directly.
+    static let direct = ProxyRoutes(http: nil, https: nil, bypass: [])
+
+    /// The proxy for http URLs: the server, or why it cannot be used.
+    private let http: Result<ProxyServer, ProxyURLError>?
+    /// The proxy for https URLs.
+    private let https: Result<ProxyServer, ProxyURLError>?
+    /// Hosts reached directly.
+    private let bypass: [NoProxyList]
+
+    private init(http: Result<ProxyServer, ProxyURLError>?, https: Result<ProxyServer, ProxyURLError>?, bypass: [NoProxyList]) {
+        self.http = http
+        self.https = https
+        self.bypass = bypass
+        isDirect = http == nil && https == nil
+    }
+
+    /// The routes `configuration` names; `.environment` reads `environment`.
+    init(_ configuration: ProxyConfiguration, environment: @autoclosure () -> [String: String]) {
+        let own = configuration.bypass.isEmpty ? [] : [NoProxyList(configuration.bypass.joined(separator: ","))]
+        switch configuration.source {
+        case .none:
+            self = .direct
+        case .server(let url):
+            let server = ProxyServer.parse(url)
+            self.init(http: server, https: server, bypass: own)
+        case .environment:
+            let named = ProxyEnvironment(environment())
+            self.init(http: named.http.map(ProxyServer.parse), https: named.https.map(ProxyServer.parse),
+                      bypass: [named.noProxy] + own)
+        }
+    }
+
+    /// Whether no request can go through a proxy (asked on every request: stored).
+    let isDirect: Bool
+
+    /// The proxy for a request to `host` over `scheme` (`http` or `https`), or nil to connect
+    /// directly.
+    /// - Throws: The proxy named for it cannot be used (an unsupported scheme, no host).
+    func proxy(scheme: String, host: String) throws(ProxyURLError) -> ProxyServer? {
+        guard let named = scheme == "https" ? https : http else { return nil }
+        if bypass.contains(where: { $0.matches(host: host) }) { return nil }
+        return try named.get()
+    }
+}
+
+/// An HTTP proxy: where it listens, and the credential its URL carries.
+struct ProxyServer: Sendable, Equatable {
+    /// Host name or address literal, lower-cased, without brackets.
+    var host: String
+    /// TCP port.
+    var port: Int
+    /// The user and password of the proxy URL (percent-decoded), sent with Basic up front.
+    var user: String?
+    var password: String?
+
+    /// The URL's user and password, offered when the proxy asks (and sent up front with Basic).
+    var credential: Credential? {
+        guard let user else { return nil }
+        return Credential(user: user, password: password ?? "", persistence: .none)
+    }
+
+    /// The port curl assumes for a proxy URL without one.
+    static let defaultPort = 1080
+
+    /// The server `url` names (`http://` is assumed without a scheme).
+    static func parse(_ url: URL) -> Result<ProxyServer, ProxyURLError> {
+        var url = url
+        if url.scheme == nil || url.host(percentEncoded: false) == nil,
+           let withScheme = URL(string: "http://" + url.absoluteString) {
+            url = withScheme
+        }
+        let scheme = url.scheme?.lowercased() ?? "http"
+        let host = url.host(percentEncoded: false) ?? ""
+        guard scheme == "http" else { return .failure(ProxyURLError(host: host, reason: .unsupportedScheme(scheme))) }
+        guard !host.isEmpty else { return .failure(ProxyURLError(host: host, reason: .noHost)) }
+        let port = url.port ?? defaultPort
+        guard (1...65535).contains(port) else { return .failure(ProxyURLError(host: host, reason: .badPort(port))) }
+        let user = url.user(percentEncoded: false)
+        return .success(ProxyServer(
+            host: String(HostName.unbracketed(host)).lowercased(), port: port, user: user,
+            password: user == nil ? nil : url.password(percentEncoded: false) ?? ""))
+    }
+}
+
+/// A proxy URL that cannot be used.
+struct ProxyURLError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why not.
+    enum Reason: Sendable, Equatable {
+        case unsupportedScheme(String)
+        case noHost
+        case badPort(Int)
+    }
+
+    /// The proxy's host, as its URL names it.
+    var host: String
+    /// Why it cannot be used.
+    var reason: Reason
+
+    /// A sentence naming the proxy (never its credential).
+    var description: String {
+        switch reason {
+        case .unsupportedScheme(let scheme):
+            return "proxy \(host) uses \(scheme)://, which Ferry does not speak (only http:// proxies)"
+        case .noHost: return "proxy URL names no host"
+        case .badPort(let port): return "proxy \(host) port \(port) is out of range"
+        }
+    }
+}

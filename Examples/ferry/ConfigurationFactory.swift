@@ -1,4 +1,5 @@
 import Ferry
+import FoundationEssentials
 
 /// The one ``SessionConfiguration`` a run uses, set up to behave as curl does.
 enum ConfigurationFactory {
@@ -38,8 +39,26 @@ enum ConfigurationFactory {
         // One event loop, as curl runs one thread: the transfers' own code runs on it too
         // (Runner), so a request and its answer cost no thread switch, whatever the host.
         configuration.eventLoopCount = 1
+        configuration.proxy = proxy(for: options)
         tls.apply(to: &configuration)
         cookies.apply(to: &configuration)
         return configuration
+    }
+
+    /// curl's proxy rules: `-x` names the proxy for every URL (`-x ""`: none at all), else the
+    /// environment's; `--noproxy` replaces `no_proxy`; `-U` is the proxy's credential.
+    static func proxy(for options: Options) -> ProxyConfiguration {
+        var proxy = ProxyConfiguration.environment
+        if let text = options.proxy {
+            // curl takes a proxy without a scheme as http://.
+            guard !text.isEmpty, let url = URL(string: text.contains("://") ? text : "http://" + text) else { return .none }
+            proxy = .http(url)
+        }
+        if let list = options.noProxy { proxy.bypass = [list] }
+        if let user = options.proxyUser {
+            let (name, password) = Options.userAndPassword(user)
+            proxy.credential = Credential(user: name, password: password, persistence: .none)
+        }
+        return proxy
     }
 }

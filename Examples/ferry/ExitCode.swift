@@ -12,6 +12,7 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     static let unsupportedProtocol = ExitCode(rawValue: 1)
     static let usage = ExitCode(rawValue: 2)
     static let malformedURL = ExitCode(rawValue: 3)
+    static let cannotResolveProxy = ExitCode(rawValue: 5)
     static let cannotResolveHost = ExitCode(rawValue: 6)
     static let cannotConnect = ExitCode(rawValue: 7)
     static let weirdServerReply = ExitCode(rawValue: 8)
@@ -47,6 +48,10 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         .cannotFindHost: .cannotResolveHost,
         .dnsLookupFailed: .cannotResolveHost,
         .cannotConnectToHost: .cannotConnect,
+        .cannotFindProxyHost: .cannotResolveProxy,
+        .cannotConnectToProxy: .cannotConnect,
+        // curl: "CONNECT tunnel failed, response 403" is a receive error.
+        .proxyTunnelFailed: .receiveError,
         .cannotParseResponse: .weirdServerReply,
         .badServerResponse: .weirdServerReply,
         .responseSerializationFailed: .weirdServerReply,

@@ -69,6 +69,10 @@ struct OptionSpec: Sendable {
         flag("basic", nil) { options, on in if on { options.authScheme = .basic } },
         flag("digest", nil) { options, on in options.authScheme = on ? .digest : .basic },
         flag("anyauth", nil) { options, on in options.authScheme = on ? .any : .basic },
+        // curl: -x "" uses no proxy at all, not even the environment's.
+        value("proxy", "x") { options, text in options.proxy = text },
+        value("noproxy", nil) { options, text in options.noProxy = text },
+        value("proxy-user", "U") { options, text in options.proxyUser = text },
         value("cookie", "b") { options, text in options.cookies.append(text) },
         value("cookie-jar", "c") { options, text in options.cookieJar = text },
         flag("junk-session-cookies", "j") { options, on in options.junkSessionCookies = on },

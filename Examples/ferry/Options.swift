@@ -57,6 +57,13 @@ struct Options: Sendable, Equatable {
     var user: String?
     /// `--basic` (the default), `--digest`, `--anyauth`: what `-u` answers.
     var authScheme = AuthScheme.basic
+    /// `-x URL`: the proxy for every URL (`""`: none, not even the environment's); nil reads
+    /// `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` as curl does.
+    var proxy: String?
+    /// `--noproxy LIST`: hosts reached directly, on top of `no_proxy` (curl's list syntax).
+    var noProxy: String?
+    /// `-U user:password`: the proxy's credential, sent up front with Basic.
+    var proxyUser: String?
     /// `-b`: cookie files to read, or `name=value` strings to send (curl tells them apart by `=`).
     var cookies: [String] = []
     /// `-c`: where the cookie jar is written at the end (`-` for standard output).
@@ -116,5 +123,12 @@ struct Options: Sendable, Equatable {
     }
 
     /// Whether a failure line goes to standard error: curl's `-s` hides it unless `-S`.
+    /// `user:password` from `-u` or `-U`, split as curl splits it: at the first colon; without
+    /// one curl would prompt, ferry uses an empty password.
+    static func userAndPassword(_ text: String) -> (user: String, password: String) {
+        let colon = text.firstIndex(of: ":")
+        return (String(text[..<(colon ?? text.endIndex)]), colon.map { String(text[text.index(after: $0)...]) } ?? "")
+    }
+
     var showsErrors: Bool { !silent || showError }
 }

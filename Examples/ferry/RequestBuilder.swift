@@ -66,11 +66,7 @@ struct RequestBuilder: Sendable {
         if postData.isJSON { implicit.append(("Accept", "application/json")) }
         implicitFields = implicit
         basicUpFront = options.authScheme == .basic
-        credential = options.user.map { text in
-            // curl splits at the first colon; without one it would prompt, ferry sends "".
-            let colon = text.firstIndex(of: ":")
-            return (String(text[..<(colon ?? text.endIndex)]), colon.map { String(text[text.index(after: $0)...]) } ?? "")
-        }
+        credential = options.user.map(Options.userAndPassword)
         cookieString = CookieSetup.cookieString(options)
     }
 

@@ -14,7 +14,7 @@ import FoundationEssentials
 /// configuration.proxy = .http(URL(string: "http://user:secret@proxy.internal:3128")!,
 ///                             bypass: ["localhost", ".internal", "10.0.0.0/8"])
 /// ```
-public struct ProxyConfiguration: Sendable, Equatable {
+public struct ProxyConfiguration: Sendable {
     /// Where the proxy comes from.
     enum Source: Sendable, Equatable {
         case none
@@ -26,23 +26,28 @@ public struct ProxyConfiguration: Sendable, Equatable {
     let source: Source
     /// Hosts reached without the proxy, as `no_proxy` entries: a name (matching itself and its
     /// subdomains; a leading dot changes nothing), an IP address, a CIDR range (`10.0.0.0/8`,
-    /// `fd00::/8`), or `*` for every host. With ``environment``, these add to `no_proxy`.
-    public var bypass: [String]
+    /// `fd00::/8`), or `*` for every host. Ports play no part. With ``environment``, a list
+    /// replaces `no_proxy` (as curl's `--noproxy` does); nil keeps it.
+    public var bypass: [String]?
+
+    /// The user and password for the proxy, whatever its source (curl's `--proxy-user`): sent
+    /// up front with Basic, instead of a proxy URL's own. nil uses the URL's, if any.
+    public var credential: Credential?
 
     /// No proxy: every request connects to its server.
-    public static let none = ProxyConfiguration(source: .none, bypass: [])
+    public static let none = ProxyConfiguration(source: .none, bypass: nil, credential: nil)
 
     /// The proxy the environment names, read once when the session is made, as curl reads it:
     /// `http_proxy` for http URLs (lower case only: `HTTP_PROXY` can be set by a CGI request's
     /// `Proxy:` header), `https_proxy` or `HTTPS_PROXY` for https, else `all_proxy` or
     /// `ALL_PROXY`; `no_proxy` or `NO_PROXY` lists the hosts reached directly. The default,
     /// as for curl and for URLSession on Linux.
-    public static let environment = ProxyConfiguration(source: .environment, bypass: [])
+    public static let environment = ProxyConfiguration(source: .environment, bypass: nil, credential: nil)
 
     /// Every request through the HTTP proxy at `url` (`http://[user:password@]host[:port]`;
     /// without a scheme, `http://` is assumed; the port defaults to 1080, as curl's), except
     /// for the hosts in `bypass`.
-    public static func http(_ url: URL, bypass: [String] = []) -> ProxyConfiguration {
-        ProxyConfiguration(source: .server(url), bypass: bypass)
+    public static func http(_ url: URL, bypass: [String]? = nil) -> ProxyConfiguration {
+        ProxyConfiguration(source: .server(url), bypass: bypass, credential: nil)
     }
 }

@@ -29,19 +29,6 @@ package struct ProxyEnvironment: Sendable, Equatable {
         noProxy = NoProxyList(value("no_proxy", "NO_PROXY") ?? "")
     }
 
-    /// The proxy for `url`, or nil when it is reached directly (no proxy for its scheme, or
-    /// its host is in ``noProxy``).
-    package func proxy(for url: URL) -> URL? {
-        let proxy: URL?
-        switch url.scheme?.lowercased() {
-        case "http": proxy = http
-        case "https": proxy = https
-        default: proxy = nil
-        }
-        guard let proxy, let host = url.host(percentEncoded: false), !noProxy.matches(host: host) else { return nil }
-        return proxy
-    }
-
     /// `text` as a proxy URL: with a scheme, or `http://` before it.
     static func proxyURL(_ text: String) -> URL? {
         let trimmed = text.trimmingSpaces

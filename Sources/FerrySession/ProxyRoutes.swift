@@ -24,17 +24,26 @@ struct ProxyRoutes: Sendable {
 
     /// The routes `configuration` names; `.environment` reads `environment`.
     init(_ configuration: ProxyConfiguration, environment: @autoclosure () -> [String: String]) {
-        let own = configuration.bypass.isEmpty ? [] : [NoProxyList(configuration.bypass.joined(separator: ","))]
+        let own = configuration.bypass.map { NoProxyList($0.joined(separator: ",")) }
+        let credential = configuration.credential
+        func server(_ url: URL) -> Result<ProxyServer, ProxyURLError> {
+            ProxyServer.parse(url).map { server in
+                guard let credential else { return server }
+                var server = server
+                server.user = credential.user
+                server.password = credential.password
+                return server
+            }
+        }
         switch configuration.source {
         case .none:
             self = .direct
         case .server(let url):
-            let server = ProxyServer.parse(url)
-            self.init(http: server, https: server, bypass: own)
+            let named = server(url)
+            self.init(http: named, https: named, bypass: own.map { [$0] } ?? [])
         case .environment:
             let named = ProxyEnvironment(environment())
-            self.init(http: named.http.map(ProxyServer.parse), https: named.https.map(ProxyServer.parse),
-                      bypass: [named.noProxy] + own)
+            self.init(http: named.http.map(server), https: named.https.map(server), bypass: [own ?? named.noProxy])
         }
     }
 

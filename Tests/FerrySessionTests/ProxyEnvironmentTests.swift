@@ -9,7 +9,7 @@ import Testing
 @Suite("Proxy environment")
 struct ProxyEnvironmentTests {
     @Test("which variables name the proxy for http and https, lower case first")
-    func variables() {
+    func variables() throws {
         let environment = ProxyEnvironment([
             "HTTP_PROXY": "http://cgi-injected:1/",  // httpoxy: never read
             "https_proxy": "secure.example:3129", "HTTPS_PROXY": "ignored:1",
@@ -17,20 +17,24 @@ struct ProxyEnvironmentTests {
         ])
         #expect(environment.http?.absoluteString == "http://all.example:8080", "HTTP_PROXY is not read")
         #expect(environment.https?.absoluteString == "http://secure.example:3129", "no scheme means http://")
-        #expect(environment.proxy(for: URL(string: "https://api.example.com/x")!)?.host() == "secure.example")
-        #expect(environment.proxy(for: URL(string: "ftp://files.example/")!) == nil)
+        let routes = ProxyRoutes(.environment, environment: ["https_proxy": "secure.example:3129"])
+        #expect(try routes.proxy(scheme: "https", host: "api.example.com")?.host == "secure.example")
+        #expect(try routes.proxy(scheme: "http", host: "api.example.com") == nil)
         let none = ProxyEnvironment(["http_proxy": "", "all_proxy": "  "])
         #expect(none.http == nil && none.https == nil, "an empty value counts as unset")
     }
 
     @Test("no_proxy keeps listed hosts off the proxy")
-    func bypass() {
-        let environment = ProxyEnvironment(["http_proxy": "proxy.local:3128", "NO_PROXY": "localhost, .internal.example,10.0.0.0/8"])
-        #expect(environment.proxy(for: URL(string: "http://localhost:8080/")!) == nil, "the port plays no part")
-        #expect(environment.proxy(for: URL(string: "http://db.internal.example/")!) == nil)
-        #expect(environment.proxy(for: URL(string: "http://10.1.2.3/")!) == nil)
-        #expect(environment.proxy(for: URL(string: "http://example.com/")!)?.host() == "proxy.local")
-        #expect(ProxyEnvironment(["http_proxy": "p:1", "no_proxy": "*"]).proxy(for: URL(string: "http://any.example/")!) == nil)
+    func bypass() throws {
+        let routes = ProxyRoutes(.environment, environment: [
+            "http_proxy": "proxy.local:3128", "NO_PROXY": "localhost, .internal.example,10.0.0.0/8",
+        ])
+        #expect(try routes.proxy(scheme: "http", host: "localhost") == nil)
+        #expect(try routes.proxy(scheme: "http", host: "db.internal.example") == nil)
+        #expect(try routes.proxy(scheme: "http", host: "10.1.2.3") == nil)
+        #expect(try routes.proxy(scheme: "http", host: "example.com")?.host == "proxy.local")
+        let everything = ProxyRoutes(.environment, environment: ["http_proxy": "p:1", "no_proxy": "*"])
+        #expect(try everything.proxy(scheme: "http", host: "any.example") == nil)
     }
 
     @Test("no_proxy matching, as curl's unit tests state it", arguments: [

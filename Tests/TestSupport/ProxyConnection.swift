@@ -11,7 +11,9 @@ import Musl
 struct ProxyConnection {
     /// What becomes of the client connection after one exchange.
     enum Next: Equatable {
+        /// Read the next request.
         case keepOpen
+        /// Close the connection.
         case close
     }
 
@@ -251,11 +253,15 @@ extension ProxyConnection {
         return Array((text + "\r\n").utf8)
     }
 
-    /// The response head sent to the client: the origin's status line and end-to-end fields,
-    /// then `Connection: close` when the client connection ends after this response.
+    /// The response head sent to the client: the origin's status line and end-to-end fields
+    /// (without `Content-Length` when `Transfer-Encoding` overrides it, RFC 9112 §6.3), then
+    /// `Connection: close` when the client connection ends after this response.
     static func clientResponseHead(_ head: MessageHead, keepOpen: Bool, request: ProxyRequestHead) -> [UInt8] {
         var text = head.startLine + "\r\n"
-        for (name, value) in endToEnd(head.fields) { text += "\(name): \(value)\r\n" }
+        let hasCoding = head.value(of: "transfer-encoding") != nil
+        for (name, value) in endToEnd(head.fields) where !(hasCoding && name.lowercased() == "content-length") {
+            text += "\(name): \(value)\r\n"
+        }
         if !keepOpen {
             text += "Connection: close\r\n"
         } else if request.version == "HTTP/1.0" {

@@ -2,7 +2,7 @@
 import NIOConcurrencyHelpers
 import NIOHTTP1
 
-/// A request head as ``HTTPBinServer`` received it.
+/// A request head as ``HTTPBinServer`` (or ``ForwardProxy``) received it.
 public struct RecordedRequestHead: Sendable, CustomStringConvertible {
     /// The method, e.g. `"GET"`.
     public let method: String
@@ -18,6 +18,14 @@ public struct RecordedRequestHead: Sendable, CustomStringConvertible {
         uri = head.uri
         version = "HTTP/\(head.version.major).\(head.version.minor)"
         headers = head.headers.map { ($0.name, $0.value) }
+    }
+
+    /// A head parsed without NIO (``ForwardProxy``'s own parser).
+    init(method: String, uri: String, version: String, headers: [(name: String, value: String)]) {
+        self.method = method
+        self.uri = uri
+        self.version = version
+        self.headers = headers
     }
 
     /// The values of field `name` (case-insensitive), in order.

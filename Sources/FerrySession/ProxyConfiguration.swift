@@ -26,8 +26,9 @@ public struct ProxyConfiguration: Sendable {
     let source: Source
     /// Hosts reached without the proxy, as `no_proxy` entries: a name (matching itself and its
     /// subdomains; a leading dot changes nothing), an IP address, a CIDR range (`10.0.0.0/8`,
-    /// `fd00::/8`), or `*` for every host. Ports play no part. With ``environment``, a list
-    /// replaces `no_proxy` (as curl's `--noproxy` does); nil keeps it.
+    /// `fd00::/8`), or `*` for every host. Ports play no part. nil: the environment's
+    /// `no_proxy` (or `NO_PROXY`), for a proxy of the caller's too, as curl and libcurl read
+    /// it; a list replaces it (curl's `--noproxy`), and `[]` bypasses nothing.
     public var bypass: [String]?
 
     /// The user and password for the proxy, whatever its source (curl's `--proxy-user`): sent
@@ -46,7 +47,7 @@ public struct ProxyConfiguration: Sendable {
 
     /// Every request through the HTTP proxy at `url` (`http://[user:password@]host[:port]`;
     /// without a scheme, `http://` is assumed; the port defaults to 1080, as curl's), except
-    /// for the hosts in `bypass`.
+    /// for the hosts in `bypass` (nil: those in the environment's `no_proxy`).
     public static func http(_ url: URL, bypass: [String]? = nil) -> ProxyConfiguration {
         ProxyConfiguration(source: .server(url), bypass: bypass, credential: nil)
     }

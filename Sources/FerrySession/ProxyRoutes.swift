@@ -40,7 +40,7 @@ struct ProxyRoutes: Sendable {
             self = .direct
         case .server(let url):
             let named = server(url)
-            self.init(http: named, https: named, bypass: own.map { [$0] } ?? [])
+            self.init(http: named, https: named, bypass: [own ?? ProxyEnvironment(environment()).noProxy])
         case .environment:
             let named = ProxyEnvironment(environment())
             self.init(http: named.http.map(server), https: named.https.map(server), bypass: [own ?? named.noProxy])

@@ -30,6 +30,11 @@ struct ProxyRoutesTests {
         #expect(try routes.proxy(scheme: "http", host: "build.corp.example") == nil)
         #expect(try routes.proxy(scheme: "https", host: "10.9.8.7") == nil)
         #expect(try routes.proxy(scheme: "https", host: "example.com") != nil)
+        let named = ProxyConfiguration.http(Self.proxyURL)
+        #expect(try ProxyRoutes(named, environment: ["no_proxy": "a.example"]).proxy(scheme: "http", host: "a.example") == nil,
+                "a proxy of the caller's still honours no_proxy, as curl's -x does")
+        #expect(try ProxyRoutes(.http(Self.proxyURL, bypass: []), environment: ["no_proxy": "a.example"])
+            .proxy(scheme: "http", host: "a.example") != nil)
         configuration = .environment
         configuration.bypass = ["example.com"]
         routes = ProxyRoutes(configuration, environment: ["all_proxy": "p:1", "no_proxy": "other.example"])

@@ -19,6 +19,8 @@ enum SessionTest {
         configuration.eventLoopCount = 1
         configuration.httpCookieStorage = CookieStorage()
         configuration.urlCredentialStorage = CredentialStorage(fileURL: nil)
+        // Whatever proxy the machine's environment names, tests talk to their own servers.
+        configuration.proxy = .none
         edit(&configuration)
         return configuration
     }

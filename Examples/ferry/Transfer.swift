@@ -91,7 +91,9 @@ struct Transfer: Sendable {
             }
         } catch {
             failure = error
-            if let response = error.response { report.record(response) }
+            // A refused tunnel's response is the proxy's answer to CONNECT, not the server's:
+            // curl's %{http_code} stays 000 then.
+            if let response = error.response, error.code != .proxyTunnelFailed { report.record(response) }
             report.errorMessage = Self.message(for: error, elapsed: ContinuousClock.now - started, received: bodyBytes,
                                                maxRedirects: options.maxRedirects)
             // A refused chain's verification result (curl's ssl_verify_result for a failure).

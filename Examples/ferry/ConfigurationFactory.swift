@@ -40,6 +40,13 @@ enum ConfigurationFactory {
         // (Runner), so a request and its answer cost no thread switch, whatever the host.
         configuration.eventLoopCount = 1
         configuration.proxy = proxy(for: options)
+        // --proto =https and --proto-redir =https map onto the transport security policy, so
+        // the refusal comes before any socket, as curl's.
+        if options.protocols?.allowsHTTP == false {
+            configuration.transportSecurity.plainHTTP = .refused
+        } else if options.redirectProtocols?.allowsHTTP == false {
+            configuration.transportSecurity.plainHTTP = .refusedForRedirects
+        }
         tls.apply(to: &configuration)
         cookies.apply(to: &configuration)
         return configuration

@@ -45,6 +45,8 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         .sessionInvalidated: .aborted,
         .badURL: .malformedURL,
         .unsupportedURL: .unsupportedProtocol,
+        // curl: "Protocol "http" disabled" (--proto, --proto-redir) is exit 1.
+        .appTransportSecurityRequiresSecureConnection: .unsupportedProtocol,
         .cannotFindHost: .cannotResolveHost,
         .dnsLookupFailed: .cannotResolveHost,
         .cannotConnectToHost: .cannotConnect,

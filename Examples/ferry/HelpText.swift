@@ -41,6 +41,8 @@ enum HelpText {
      -x, --proxy <[protocol://]host[:port]> Use this HTTP proxy (CONNECT for https; "" for none)
          --noproxy <list>       Hosts reached without the proxy (replaces no_proxy)
      -U, --proxy-user <user:password> Proxy user and password (Basic, sent up front)
+         --proto <protocols>    Enable/disable protocols (=https refuses plain http before connecting)
+         --proto-redir <protocols> Protocols a redirect may lead to (=https)
      -b, --cookie <data|file>   Send cookies from string ('k=v; k2=v2') or read a cookie file
      -c, --cookie-jar <file>    Write cookies to <file> after the run ('-' for stdout)
      -j, --junk-session-cookies Ignore session cookies read from a file

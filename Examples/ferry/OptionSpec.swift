@@ -73,6 +73,12 @@ struct OptionSpec: Sendable {
         value("proxy", "x") { options, text in options.proxy = text },
         value("noproxy", nil) { options, text in options.noProxy = text },
         value("proxy-user", "U") { options, text in options.proxyUser = text },
+        value("proto", nil) { options, text throws(UsageError) in
+            options.protocols = try protocolList(text, option: "--proto")
+        },
+        value("proto-redir", nil) { options, text throws(UsageError) in
+            options.redirectProtocols = try protocolList(text, option: "--proto-redir")
+        },
         value("cookie", "b") { options, text in options.cookies.append(text) },
         value("cookie-jar", "c") { options, text in options.cookieJar = text },
         flag("junk-session-cookies", "j") { options, on in options.junkSessionCookies = on },
@@ -117,6 +123,17 @@ struct OptionSpec: Sendable {
         _ body: @escaping @Sendable (inout Options, String) throws(UsageError) -> Void
     ) -> OptionSpec {
         OptionSpec(long: long, short: short, action: .value(body))
+    }
+
+    /// A `--proto` list; one that leaves out https is refused: ferry's transport security
+    /// policy can only insist on https, not forbid it.
+    static func protocolList(_ text: String, option: String) throws(UsageError) -> ProtocolList {
+        let list = ProtocolList(text)
+        guard list.allowsHTTPS else {
+            throw UsageError("option \(option): a list without https is not supported (ferry can only refuse plain http)",
+                             suggestsHelp: false)
+        }
+        return list
     }
 
     // MARK: - Numbers, as curl reads them

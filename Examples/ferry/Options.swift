@@ -64,6 +64,10 @@ struct Options: Sendable, Equatable {
     var noProxy: String?
     /// `-U user:password`: the proxy's credential, sent up front with Basic.
     var proxyUser: String?
+    /// `--proto LIST`: the protocols a transfer may use (nil: all).
+    var protocols: ProtocolList?
+    /// `--proto-redir LIST`: the protocols a redirect may lead to (nil: http and https).
+    var redirectProtocols: ProtocolList?
     /// `-b`: cookie files to read, or `name=value` strings to send (curl tells them apart by `=`).
     var cookies: [String] = []
     /// `-c`: where the cookie jar is written at the end (`-` for standard output).

@@ -54,6 +54,8 @@ extension NetworkError {
             case .insecure(let location):
                 self.init(.appTransportSecurityRequiresSecureConnection,
                           reason: "Redirect from https to plain http refused: \(location.prefix(200))", failingURL: url)
+            case .refusedByPolicy(let why):
+                self.init(.appTransportSecurityRequiresSecureConnection, reason: why, failingURL: url)
             }
         case .authentication(let failure):
             self.init(.userAuthenticationRequired, reason: "Cannot answer the server's authentication challenge: \(failure)",
@@ -67,6 +69,8 @@ extension NetworkError {
             self.init(.sessionInvalidated, reason: "The session's engine could not start: \(cause)", failingURL: url, underlyingError: cause)
         case .tlsUnavailable(let cause):
             self.init(.secureConnectionFailed, reason: "TLS could not be set up: \(cause)", failingURL: url, underlyingError: cause)
+        case .transportSecurity(let why):
+            self.init(.appTransportSecurityRequiresSecureConnection, reason: why, failingURL: url)
         case .unusableProxy(let cause):
             self.init(.unsupportedURL, reason: Self.sentence(cause.description), failingURL: url)
         case .invalidHeaderName(let name):
@@ -212,6 +216,8 @@ enum SessionFailure: Error {
     case tlsUnavailable(TLSError)
     /// The proxy named for the request cannot be used.
     case unusableProxy(ProxyURLError)
+    /// The transport security policy refuses the request; the words name the rule.
+    case transportSecurity(String)
     /// A header name given to a request is not a token.
     case invalidHeaderName(String)
     /// A header value given to a request holds CR, LF, NUL or another control character.

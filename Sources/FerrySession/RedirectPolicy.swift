@@ -11,6 +11,8 @@ enum RedirectFailure: Error, Equatable {
     case badLocation(location: String)
     /// An https → http redirect the configuration refuses.
     case insecure(location: String)
+    /// A redirect to plain http the transport security policy refuses; the words say why.
+    case refusedByPolicy(String)
 }
 
 /// What a task does with a response head, as curl `-L` and URLSession do (RFC 9110 §15.4):
@@ -55,6 +57,9 @@ enum RedirectPolicy {
         guard let host = target.host(percentEncoded: false), !host.isEmpty else { return .fail(.badLocation(location: location)) }
         if request.url.scheme?.lowercased() == "https" && scheme == "http" && !configuration.allowsInsecureRedirects {
             return .fail(.insecure(location: location))
+        }
+        if let refusal = configuration.transportSecurity.refusal(of: target, isRedirect: true) {
+            return .fail(.refusedByPolicy(refusal))
         }
         // A fragment the new URL lacks is inherited (RFC 9110 §10.2.2).
         if target.fragment == nil, let fragment = request.url.fragment, let inherited = URL(string: target.absoluteString + "#" + fragment) {

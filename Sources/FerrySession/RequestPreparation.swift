@@ -25,6 +25,9 @@ enum RequestPreparation {
         guard let host = url.host(percentEncoded: false), !host.isEmpty else {
             throw NetworkError(SessionFailure.badURL("URL has no host: \(url.absoluteString)"), url: url)
         }
+        if let refusal = configuration.transportSecurity.refusal(of: url, isRedirect: false) {
+            throw NetworkError(SessionFailure.transportSecurity(refusal), url: url)
+        }
         let bareHost = String(HostName.unbracketed(host))
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else {

@@ -91,7 +91,8 @@ public final class Session: Sendable {
         }
         // With a delegate, a server's request for a client certificate becomes its challenge
         // (when the configuration has no identity of its own).
-        tls = LazyTLSContext(configuration: configuration.tlsConfiguration, asksForClientIdentity: delegate != nil)
+        tls = LazyTLSContext(configuration: configuration.transportSecurity.applied(to: configuration.tlsConfiguration),
+                             asksForClientIdentity: delegate != nil)
         registry = Mutex(TaskRegistry(delegate: delegate))
         reference.session = self
     }

@@ -79,6 +79,10 @@ public struct SessionConfiguration: Sendable {
         requiresServerTrustEvaluatorForEveryHost = false
     }
 
+    /// What the session refuses so that nothing goes out in clear text or over weak TLS (App
+    /// Transport Security's role): ``TransportSecurityPolicy/off`` by default.
+    public var transportSecurity: TransportSecurityPolicy = .off
+
     /// Which HTTP proxy requests go through: the environment's (`http_proxy`, `https_proxy`,
     /// `all_proxy`, `no_proxy`, as curl reads them) by default; ``ProxyConfiguration/none``
     /// for none, or ``ProxyConfiguration/http(_:bypass:)`` for one of the caller's.

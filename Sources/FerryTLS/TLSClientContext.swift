@@ -58,6 +58,15 @@ package final class TLSClientContext: @unchecked Sendable {
         approvals.removeAll()
     }
 
+    /// The names of the cipher suites the context offers (OpenSSL's spelling, TLS 1.3's
+    /// included), for tests and diagnostics.
+    package var cipherSuiteNames: [String] {
+        guard let stack = SSL_CTX_get_ciphers(context) else { return [] }
+        return (0..<OPENSSL_sk_num(stack)).compactMap { index in
+            OPENSSL_sk_value(stack, index).flatMap { SSL_CIPHER_get_name(OpaquePointer($0)) }.map { String(cString: $0) }
+        }
+    }
+
     /// A new client connection for `serverName` (a DNS name or an IP literal without
     /// brackets) and `port`, resuming a cached session for the pair when allowed.
     package func makeConnection(serverName: String, port: Int) throws(TLSError) -> TLSConnection {
@@ -72,6 +81,11 @@ package final class TLSClientContext: @unchecked Sendable {
         guard cferry_ssl_ctx_set_min_proto(context, settings.minimumVersion.openSSLValue) == 1,
               cferry_ssl_ctx_set_max_proto(context, settings.maximumVersion?.openSSLValue ?? 0) == 1 else {
             throw TLSError(.invalidConfiguration, detail: "protocol versions: \(OpenSSLSupport.drainErrors())")
+        }
+        // TLS 1.2's suites with ECDHE and an AEAD cipher only (TLS 1.3 has its own list, all such).
+        if settings.requiresForwardSecrecy,
+           SSL_CTX_set_cipher_list(context, "ECDHE+AESGCM:ECDHE+CHACHA20:!aNULL") != 1 {
+            throw TLSError(.invalidConfiguration, detail: "forward-secret cipher list: \(OpenSSLSupport.drainErrors())")
         }
         // Idle pooled connections give their record buffers back.
         _ = cferry_ssl_ctx_set_mode(context, cferry_ssl_mode_release_buffers())

@@ -24,6 +24,8 @@ struct ExitCodeTests {
         (.serverCertificateHasUnknownRoot, 60), (.serverCertificateNotYetValid, 60),
         (.clientCertificateRejected, 35), (.clientCertificateRequired, 35),
         (.pinningMismatch, 90),
+        (.cannotFindProxyHost, 5), (.cannotConnectToProxy, 7), (.proxyTunnelFailed, 56),
+        (.appTransportSecurityRequiresSecureConnection, 1),
     ]
 
     @Test(arguments: cases)

@@ -235,6 +235,10 @@ struct SessionFailureMappingTests {
         (.tlsUnavailable(TLSError(.handshakeFailed, detail: "bad cipher list")), .secureConnectionFailed, "TLSError", "bad cipher list"),
         (.invalidHeaderName("Bad Name"), .invalidRequest, "RequestEncodingError", "invalid header name \"Bad Name\""),
         (.invalidHeaderValue(name: "X-Test"), .invalidRequest, "RequestEncodingError", "header X-Test has a value with CR, LF"),
+        (.transportSecurity("The session's transport security policy refuses plain http (http://a/)"),
+         .appTransportSecurityRequiresSecureConnection, nil, "refuses plain http"),
+        (.unusableProxy(ProxyURLError(host: "socks.example", reason: .unsupportedScheme("socks5"))), .unsupportedURL, nil,
+         "Proxy socks.example uses socks5://"),
     ]
 
     @Test("each session failure maps to its code, cause and sentence", arguments: 0..<rows.count)

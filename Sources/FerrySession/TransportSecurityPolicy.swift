@@ -56,12 +56,13 @@ public struct TransportSecurityPolicy: Sendable, Equatable {
     /// Why a request for `url` (reached by a redirect when `isRedirect`) must not be sent, or
     /// nil when it may.
     func refusal(of url: URL, isRedirect: Bool) -> String? {
-        guard url.scheme?.lowercased() == "http" else { return nil }
+        // Asked on every request: the common answer first, without looking at the URL.
         switch plainHTTP {
         case .allowed: return nil
         case .refusedForRedirects where !isRedirect: return nil
         case .refusedForRedirects, .refused: break
         }
+        guard url.scheme?.lowercased() == "http" else { return nil }
         let host = url.host(percentEncoded: false) ?? ""
         if !plainHTTPExceptions.isEmpty, NoProxyList(plainHTTPExceptions.joined(separator: ",")).matches(host: host) { return nil }
         let what = isRedirect ? "a redirect to plain http" : "plain http"

@@ -1,0 +1,56 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import FerrySession
+
+/// Resume data's format: it comes back as it went out, the validator is the one ranges may
+/// use, and bytes that are not resume data, or of another version, are refused with words,
+/// never a crash.
+struct DownloadResumeDataTests {
+    static let sample = DownloadResumeData(
+        url: URL(string: "https://files.example/big.iso")!,
+        headerFields: [.init(name: "Authorization", value: "Bearer x")],
+        validator: .entityTag("\"v1\""), bytesOnDisk: 4096, partialFilePath: "/tmp/ferry-download-abc", expectedLength: 10_000)
+
+    @Test func roundTrips() throws {
+        #expect(try DownloadResumeData.decode(Self.sample.encoded()) == Self.sample)
+    }
+
+    @Test("the validator: a strong ETag, else Last-Modified, else none", arguments: [
+        ([HTTPField(name: .eTag, value: "\"abc\""), HTTPField(name: .lastModified, value: "Tue, 24 Nov 2026 10:00:00 GMT")],
+         DownloadResumeData.Validator.entityTag("\"abc\"")),
+        ([HTTPField(name: .eTag, value: "W/\"abc\""), HTTPField(name: .lastModified, value: "Tue, 24 Nov 2026 10:00:00 GMT")],
+         .lastModified("Tue, 24 Nov 2026 10:00:00 GMT")),
+        ([HTTPField(name: .eTag, value: "W/\"abc\"")], nil),
+        ([], nil),
+    ] as [([HTTPField], DownloadResumeData.Validator?)])
+    func validator(_ fields: [HTTPField], _ expected: DownloadResumeData.Validator?) {
+        #expect(DownloadResumeData.validator(in: HTTPFields(fields)) == expected)
+    }
+
+    @Test("what is refused", arguments: [
+        (Data(), "not Ferry's resume data"),
+        (Data("{\"version\": 2}".utf8), "version 2"),
+        (Data("{\"version\": 1}".utf8), "lacks a field"),
+        (Data(repeating: 0xFF, count: 64), "not Ferry's resume data"),
+    ])
+    func refusals(_ data: Data, _ words: String) {
+        #expect(throws: ResumeDataError.self) { try DownloadResumeData.decode(data) }
+        do {
+            _ = try DownloadResumeData.decode(data)
+        } catch {
+            #expect(error.description.contains(words), "\(error)")
+        }
+    }
+
+    @Test func impossibleCountsAreRefused() {
+        var negative = Self.sample
+        negative.bytesOnDisk = -1
+        var beyond = Self.sample
+        beyond.expectedLength = 10
+        for data in [negative.encoded(), beyond.encoded()] {
+            #expect(throws: ResumeDataError.self) { try DownloadResumeData.decode(data) }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Testing
+
+@testable import FerrySession
+
+/// How a response to a resumed download is judged (issue 19's rules): a 206 must start where
+/// the file stops and run to the end, a 200 starts over, a 416 whose total is what is on disk
+/// completes the download, anything else refuses to go on.
+struct ResumeResponseTests {
+    @Test("the rules", arguments: [
+        (206, "bytes 500-999/1000", ResumeResponse.continues(total: 1000)),
+        (206, "bytes 500-999/*", .continues(total: nil)),
+        (200, nil, .restarts),
+        (200, "bytes 0-999/1000", .restarts),
+        (416, "bytes */500", .alreadyComplete),
+    ] as [(Int, String?, ResumeResponse)])
+    func accepted(_ status: Int, _ contentRange: String?, _ expected: ResumeResponse) {
+        #expect(ResumeResponse.judge(status: status, contentRange: contentRange, offset: 500) == expected)
+    }
+
+    @Test("what cannot go on, with the reason", arguments: [
+        (206, nil, "without a valid Content-Range"),
+        (206, "bytes 0-999/1000", "starts at byte 0, not at 500"),
+        (206, "bytes 500-599/1000", "ends at byte 599 of 1000"),
+        (416, "bytes */400", "the resource has 400 bytes, but 500 are on disk"),
+        (416, nil, "without the resource's length"),
+        (404, nil, "status 404"),
+    ] as [(Int, String?, String)])
+    func refused(_ status: Int, _ contentRange: String?, _ words: String) {
+        guard case .refused(let reason) = ResumeResponse.judge(status: status, contentRange: contentRange, offset: 500) else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(reason.contains(words), "\(reason)")
+    }
+}

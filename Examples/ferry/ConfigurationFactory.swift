@@ -58,6 +58,7 @@ enum ConfigurationFactory {
         var proxy = ProxyConfiguration.environment
         if let text = options.proxy {
             // curl takes a proxy without a scheme as http://.
+            // The option checked the URL already: only -x "" gets here without one.
             guard !text.isEmpty, let url = URL(string: text.contains("://") ? text : "http://" + text) else { return .none }
             proxy = .http(url)
         }

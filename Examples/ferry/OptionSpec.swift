@@ -1,4 +1,5 @@
 import Ferry
+import FoundationEssentials
 
 /// One command-line option: its spellings and what it does to ``Options``.
 ///
@@ -70,7 +71,13 @@ struct OptionSpec: Sendable {
         flag("digest", nil) { options, on in options.authScheme = on ? .digest : .basic },
         flag("anyauth", nil) { options, on in options.authScheme = on ? .any : .basic },
         // curl: -x "" uses no proxy at all, not even the environment's.
-        value("proxy", "x") { options, text in options.proxy = text },
+        value("proxy", "x") { options, text throws(UsageError) in
+            // curl: "Unsupported proxy syntax". Never dropped silently: the request would go direct.
+            guard text.isEmpty || URL(string: text.contains("://") ? text : "http://" + text) != nil else {
+                throw UsageError("option -x: \"\(text.prefix(80))\" is not a proxy URL", suggestsHelp: false)
+            }
+            options.proxy = text
+        },
         value("noproxy", nil) { options, text in options.noProxy = text },
         value("proxy-user", "U") { options, text in options.proxyUser = text },
         value("proto", nil) { options, text throws(UsageError) in

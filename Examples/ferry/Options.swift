@@ -60,7 +60,7 @@ struct Options: Sendable, Equatable {
     /// `-x URL`: the proxy for every URL (`""`: none, not even the environment's); nil reads
     /// `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` as curl does.
     var proxy: String?
-    /// `--noproxy LIST`: hosts reached directly, on top of `no_proxy` (curl's list syntax).
+    /// `--noproxy LIST`: hosts reached directly, instead of `no_proxy`'s (curl's list syntax).
     var noProxy: String?
     /// `-U user:password`: the proxy's credential, sent up front with Basic.
     var proxyUser: String?
@@ -126,13 +126,14 @@ struct Options: Sendable, Equatable {
         }
     }
 
-    /// Whether a failure line goes to standard error: curl's `-s` hides it unless `-S`.
     /// `user:password` from `-u` or `-U`, split as curl splits it: at the first colon; without
     /// one curl would prompt, ferry uses an empty password.
     static func userAndPassword(_ text: String) -> (user: String, password: String) {
         let colon = text.firstIndex(of: ":")
         return (String(text[..<(colon ?? text.endIndex)]), colon.map { String(text[text.index(after: $0)...]) } ?? "")
     }
+
+    /// Whether a failure line goes to standard error: curl's `-s` hides it unless `-S`.
 
     var showsErrors: Bool { !silent || showError }
 }

@@ -165,7 +165,10 @@ final class ConnectionPool {
                                  parserLimits: .default)
         tunnels[id] = tunnel
         tunnel.start(deadline: deadline) { [weak self] result in
-            guard let self, self.tunnels.removeValue(forKey: id) != nil else { return }
+            guard let self, self.tunnels.removeValue(forKey: id) != nil else {
+                if case .success(let socket) = result { socket.close() }
+                return
+            }
             switch result {
             case .success(let socket):
                 self.connected(id, key: key, socket: socket, remote: connected.address, deadline: deadline, timings: timings)

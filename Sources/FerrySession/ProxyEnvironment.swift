@@ -10,16 +10,17 @@ import FoundationEssentials
 ///
 /// A value without a scheme is an http proxy (`proxy.example:3128`, as curl takes it). An
 /// empty value counts as unset.
-package struct ProxyEnvironment: Sendable, Equatable {
-    /// The proxy for http URLs, if any.
-    package var http: URL?
+struct ProxyEnvironment: Sendable, Equatable {
+    /// The proxy for http URLs, if any (a value that is not a URL fails the requests it would
+    /// carry, rather than letting them go direct).
+    var http: Result<URL, ProxyURLError>?
     /// The proxy for https URLs, if any.
-    package var https: URL?
+    var https: Result<URL, ProxyURLError>?
     /// The hosts reached without a proxy.
-    package var noProxy: NoProxyList
+    var noProxy: NoProxyList
 
     /// The proxies `environment` names.
-    package init(_ environment: [String: String]) {
+    init(_ environment: [String: String]) {
         func value(_ names: String...) -> String? {
             names.lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
         }
@@ -29,13 +30,16 @@ package struct ProxyEnvironment: Sendable, Equatable {
         noProxy = NoProxyList(value("no_proxy", "NO_PROXY") ?? "")
     }
 
-    /// `text` as a proxy URL: with a scheme, or `http://` before it.
-    static func proxyURL(_ text: String) -> URL? {
+    /// `text` as a proxy URL: with a scheme, or `http://` before it; nil when blank.
+    static func proxyURL(_ text: String) -> Result<URL, ProxyURLError>? {
         let trimmed = text.trimmingSpaces
         guard !trimmed.isEmpty else { return nil }
         let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
-        guard let url = URL(string: withScheme), url.host(percentEncoded: false)?.isEmpty == false else { return nil }
-        return url
+        guard let url = URL(string: withScheme), url.host(percentEncoded: false)?.isEmpty == false else {
+            // The value is not repeated: it may hold a password.
+            return .failure(ProxyURLError(host: "named by the environment", reason: .malformed))
+        }
+        return .success(url)
     }
 }
 

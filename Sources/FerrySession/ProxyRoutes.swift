@@ -43,7 +43,8 @@ struct ProxyRoutes: Sendable {
             self.init(http: named, https: named, bypass: [own ?? ProxyEnvironment(environment()).noProxy])
         case .environment:
             let named = ProxyEnvironment(environment())
-            self.init(http: named.http.map(server), https: named.https.map(server), bypass: [own ?? named.noProxy])
+            self.init(http: named.http.map { $0.flatMap(server) }, https: named.https.map { $0.flatMap(server) },
+                      bypass: [own ?? named.noProxy])
         }
     }
 
@@ -106,6 +107,7 @@ struct ProxyURLError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedScheme(String)
         case noHost
         case badPort(Int)
+        case malformed
     }
 
     /// The proxy's host, as its URL names it.
@@ -120,6 +122,7 @@ struct ProxyURLError: Error, Sendable, Equatable, CustomStringConvertible {
             return "proxy \(host) uses \(scheme)://, which Ferry does not speak (only http:// proxies)"
         case .noHost: return "proxy URL names no host"
         case .badPort(let port): return "proxy \(host) port \(port) is out of range"
+        case .malformed: return "the proxy \(host) is not a URL (a request it would carry is not sent directly instead)"
         }
     }
 }

@@ -76,13 +76,17 @@ enum RedirectPolicy {
         }
         // A stream body is kept: the task asks its delegate for a new stream to send (a stream
         // cannot be read twice), or takes the 3xx as the answer.
-        if !sameOrigin(request.url, target) && !configuration.redirectsKeepCredentials {
-            // Credentials are for the origin they were given to (the storage's cookies are
-            // chosen again for the new URL when its request is prepared).
-            for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] {
-                next.headerFields[name] = nil
+        if !sameOrigin(request.url, target) {
+            // A proxy's credential belongs to the route, which another origin may not share (a
+            // no_proxy host, another scheme's proxy): never carried over, whatever the
+            // configuration trusts. A proxy that asks again is answered again.
+            next.headerFields[.proxyAuthorization] = nil
+            if !configuration.redirectsKeepCredentials {
+                // Credentials are for the origin they were given to (the storage's cookies are
+                // chosen again for the new URL when its request is prepared).
+                for name in [HTTPField.Name.authorization, .cookie] { next.headerFields[name] = nil }
+                next.credential = nil
             }
-            next.credential = nil
         }
         return .follow(next)
     }

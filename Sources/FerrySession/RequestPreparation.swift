@@ -1,4 +1,5 @@
 import FerryEngine
+import FerryIO
 import FerryBase
 import FerryWire
 import FoundationEssentials
@@ -29,6 +30,12 @@ enum RequestPreparation {
             throw NetworkError(SessionFailure.transportSecurity(refusal), url: url)
         }
         let bareHost = String(HostName.unbracketed(host))
+        // A decoded host is written into the absolute-form target or CONNECT's authority that
+        // a proxy reads: `a%40b` would become `a@b`, naming another host than the one the
+        // caller's checks and no_proxy saw. Only names and IP literals go.
+        guard isHostNameOrAddress(bareHost) else {
+            throw NetworkError(SessionFailure.badURL("URL host \"\(bareHost.prefix(80))\" is not a host name or an IP address"), url: url)
+        }
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else {
             throw NetworkError(SessionFailure.badURL("port \(port) is out of range"), url: url)
@@ -102,6 +109,18 @@ enum RequestPreparation {
     }
 
     private static let proxyConnection = HTTPField.Name("Proxy-Connection")!
+
+    /// Letters, digits, `-`, `.` and `_` (a DNS name, or an IPv4 literal), or an IPv6 literal.
+    static func isHostNameOrAddress(_ host: String) -> Bool {
+        let isName = host.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"): true
+            default: false
+            }
+        }
+        return isName || (host.contains(":") && SocketAddress(ipAddress: host, port: 0) != nil)
+    }
 
     /// Origin-form target (RFC 9112 §3.2.1): the absolute path, never empty, plus the query.
     static func target(of url: URL) -> String {

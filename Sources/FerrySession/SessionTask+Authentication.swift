@@ -40,7 +40,8 @@ struct ChallengingProxy: Sendable, Equatable {
     func digestTarget(of request: NetworkRequest) -> (String, String) {
         let url = request.url
         let host = String(HostName.unbracketed(url.host(percentEncoded: false) ?? ""))
-        if isTunnel { return ("CONNECT", HostName.authority(host, port: url.port ?? 443)) }
+        // CONNECT's authority comes from the pool key, whose host is lower-cased.
+        if isTunnel { return ("CONNECT", HostName.authority(host.lowercased(), port: url.port ?? 443)) }
         return (request.method.rawValue, "http://" + HostName.authority(host, port: url.port) + RequestPreparation.target(of: url))
     }
 }

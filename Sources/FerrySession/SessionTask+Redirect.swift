@@ -36,6 +36,12 @@ extension SessionTask {
             toDelegate { [self] in
                 delegate.session(session, task: self, willPerformHTTPRedirection: response, newRequest: next) { [self] chosen in
                     guard let chosen else { return resumeAfterDecision(response: response) { nil } }
+                    // The delegate's request is still a redirect for the transport security policy.
+                    if let refusal = session.configuration.transportSecurity.refusal(of: chosen.url, isRedirect: true) {
+                        return resumeAfterDecision(response: response) {
+                            .fail(NetworkError(SessionFailure.redirect(.refusedByPolicy(refusal)), url: chosen.url))
+                        }
+                    }
                     withReplayableBody(chosen, asking: delegate) { [self] ready in
                         resumeAfterDecision(response: response) { ready.map { .send($0, isRedirect: true) } }
                     }

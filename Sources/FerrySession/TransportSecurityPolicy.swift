@@ -66,7 +66,8 @@ public struct TransportSecurityPolicy: Sendable, Equatable {
         let host = url.host(percentEncoded: false) ?? ""
         if !plainHTTPExceptions.isEmpty, NoProxyList(plainHTTPExceptions.joined(separator: ",")).matches(host: host) { return nil }
         let what = isRedirect ? "a redirect to plain http" : "plain http"
-        return "The session's transport security policy refuses \(what) (\(url.absoluteString.prefix(200))): only https, except for the hosts it lists"
+        // The host alone: a URL's user information must not end up in a message.
+        return "The session's transport security policy refuses \(what) to \(host.prefix(200)): only https, except for the hosts it lists"
     }
 
     /// `configuration` with this policy's TLS rules applied.

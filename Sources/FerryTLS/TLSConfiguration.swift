@@ -21,11 +21,12 @@ public struct TLSConfiguration: Sendable {
     /// tickets, TLS 1.2 session ids), which saves the certificate exchange and its signatures.
     public var resumesSessions = true
 
-    /// The default: TLS 1.2 or 1.3, `http/1.1`, no client certificate, resumption on.
     /// TLS 1.2 only with ECDHE key exchange and AEAD ciphers (TLS 1.3's suites all are):
     /// nothing recorded today can be decrypted with the server's key later. Off by default
     /// (the system's cipher list).
     public var requiresForwardSecrecy = false
+
+    /// The default: TLS 1.2 or 1.3, `http/1.1`, no client certificate, resumption on.
 
     public init() {}
 }

@@ -31,4 +31,12 @@ struct EndToEndProtocolTests {
             #expect(refused.status == 2, "a list without https is refused as usage: \(refused)")
         }
     }
+
+    @Test func aProxyThatIsNotAURLIsRefusedNotIgnored() async throws {
+        try await HTTPBinServer.withServer { server in
+            let result = try await FerryProcess.run("-sS", "-x", "http://[::1", server.url("/get").absoluteString)
+            #expect(result.status == 2, "\(result)")
+            #expect(server.requestCount == 0, "the request must not go direct")
+        }
+    }
 }

@@ -96,4 +96,39 @@ struct ProxyRoutesTests {
         #expect(proxy.connectFields[.proxyAuthorization] == "Basic Y2FsbGVyOmtleQ==", "the caller's own answer wins")
         #expect(proxy.connectFields[.userAgent] == SessionConfiguration.ferryProduct)
     }
+
+    @Test("a host that is neither a name nor an IP literal is refused before it can name another host to a proxy",
+          arguments: ["http://allowed.example%40internal.corp/x", "https://a%3A22/", "http://a%2Fb/", "http://a%23b/"])
+    func decodedHostsAreRefused(_ text: String) throws {
+        let request = NetworkRequest(url: try #require(URL(string: text)))
+        #expect(throws: NetworkError.self) {
+            try RequestPreparation.exchangeRequest(for: request, configuration: .default, proxies: ProxyRoutes(.http(Self.proxyURL), environment: [:]))
+        }
+        for host in ["example.com", "127.0.0.1", "::1", "2001:db8::1", "under_score.example"] {
+            #expect(RequestPreparation.isHostNameOrAddress(host), "\(host)")
+        }
+    }
+
+    @Test("a proxy variable that is not a URL fails the requests it would carry instead of sending them direct")
+    func malformedEnvironmentProxy() {
+        let routes = ProxyRoutes(.environment, environment: ["https_proxy": "http://user:pw@[::1"])
+        #expect(throws: ProxyURLError.self) { try routes.proxy(scheme: "https", host: "a.example") }
+        #expect((try? routes.proxy(scheme: "http", host: "a.example")) == .some(nil), "http has no proxy named")
+    }
+
+    @Test("a cross-origin redirect drops the proxy's credential, even when the caller trusts redirects with its own")
+    func redirectsDropTheProxyCredential() throws {
+        var request = NetworkRequest(url: URL(string: "http://a.example/")!)
+        request.headerFields[.proxyAuthorization] = "Basic eDp5"
+        request.headerFields[.authorization] = "Basic b3JpZ2luOmtleQ=="
+        var configuration = SessionConfiguration.default
+        configuration.redirectsKeepCredentials = true
+        guard case .follow(let next) = RedirectPolicy.decide(status: 302, location: "https://b.example/", request: request,
+                                                             followed: 0, configuration: configuration) else {
+            Issue.record("expected the redirect to be followed")
+            return
+        }
+        #expect(next.headerFields[.proxyAuthorization] == nil)
+        #expect(next.headerFields[.authorization] == "Basic b3JpZ2luOmtleQ==", "location-trusted keeps the origin's")
+    }
 }

@@ -29,7 +29,11 @@ public struct TransportSecurityPolicy: Sendable, Equatable {
     public var plainHTTP: PlainHTTP
     /// Hosts that may still be reached over plain `http` when it is refused (ATS's exception
     /// domains): a name (matching itself and its subdomains), an IP address or a CIDR range.
-    public var plainHTTPExceptions: [String]
+    public var plainHTTPExceptions: [String] {
+        didSet { exceptions = NoProxyList(plainHTTPExceptions.joined(separator: ",")) }
+    }
+    /// ``plainHTTPExceptions`` read once, not on every plain-http request.
+    private var exceptions: NoProxyList
     /// The oldest TLS version accepted (never below 1.2); raises the TLS configuration's
     /// minimum when it is lower.
     public var minimumTLSVersion: TLSVersion
@@ -42,6 +46,7 @@ public struct TransportSecurityPolicy: Sendable, Equatable {
                 requiresForwardSecrecy: Bool = false) {
         self.plainHTTP = plainHTTP
         self.plainHTTPExceptions = plainHTTPExceptions
+        exceptions = NoProxyList(plainHTTPExceptions.joined(separator: ","))
         self.minimumTLSVersion = minimumTLSVersion
         self.requiresForwardSecrecy = requiresForwardSecrecy
     }
@@ -64,7 +69,7 @@ public struct TransportSecurityPolicy: Sendable, Equatable {
         }
         guard url.scheme?.lowercased() == "http" else { return nil }
         let host = url.host(percentEncoded: false) ?? ""
-        if !plainHTTPExceptions.isEmpty, NoProxyList(plainHTTPExceptions.joined(separator: ",")).matches(host: host) { return nil }
+        if exceptions.matches(host: host) { return nil }
         let what = isRedirect ? "a redirect to plain http" : "plain http"
         // The host alone: a URL's user information must not end up in a message.
         return "The session's transport security policy refuses \(what) to \(host.prefix(200)): only https, except for the hosts it lists"

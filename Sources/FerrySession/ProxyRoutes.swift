@@ -1,6 +1,7 @@
 import FerryBase
 import FerryEngine
 import FoundationEssentials
+import Synchronization
 
 /// A session's proxies, settled once from its ``ProxyConfiguration`` (and the environment):
 /// which proxy, if any, carries a request for a URL.
@@ -14,6 +15,8 @@ struct ProxyRoutes: Sendable {
     private let https: Result<ProxyServer, ProxyURLError>?
     /// Hosts reached directly.
     private let bypass: [NoProxyList]
+    /// Basic answers each proxy accepted, sent up front to it from then on.
+    private let answers = ProxyAnswers()
 
     private init(http: Result<ProxyServer, ProxyURLError>?, https: Result<ProxyServer, ProxyURLError>?, bypass: [NoProxyList]) {
         self.http = http
@@ -59,6 +62,32 @@ struct ProxyRoutes: Sendable {
         if bypass.contains(where: { $0.matches(host: host) }) { return nil }
         return try named.get()
     }
+}
+
+extension ProxyRoutes {
+    /// The Basic answer `proxy` accepted last, to send before it asks again.
+    func rememberedAuthorization(for proxy: ProxyServer) -> String? {
+        answers.values.withLock { $0[ProxyAnswers.key(proxy.host, proxy.port)] }
+    }
+
+    /// The proxy at `host`:`port` accepted `authorization` (Basic): later requests through
+    /// it carry it up front, as URLSession keeps a proxy's credential, instead of paying a
+    /// 407 each.
+    func remember(_ authorization: String, forProxyAt host: String, port: Int) {
+        answers.values.withLock { $0[ProxyAnswers.key(host, port)] = authorization }
+    }
+
+    /// The proxy at `host`:`port` asked again (407): what was remembered for it no longer holds.
+    func forgetAuthorization(forProxyAt host: String, port: Int) {
+        _ = answers.values.withLock { $0.removeValue(forKey: ProxyAnswers.key(host, port)) }
+    }
+}
+
+/// The Basic answers proxies accepted, by `host:port`, for a session.
+final class ProxyAnswers: Sendable {
+    let values = Mutex<[String: String]>([:])
+
+    static func key(_ host: String, _ port: Int) -> String { "\(host.lowercased()):\(port)" }
 }
 
 /// An HTTP proxy: where it listens, and the credential its URL carries.

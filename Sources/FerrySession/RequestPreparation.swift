@@ -55,7 +55,7 @@ enum RequestPreparation {
             } catch {
                 throw NetworkError(SessionFailure.unusableProxy(error), url: url)
             }
-            if let proxy { try route(&head, key: &key, through: proxy, url: url) }
+            if let proxy { try route(&head, key: &key, through: proxy, remembered: proxies.rememberedAuthorization(for: proxy), url: url) }
         }
         let body: ExchangeBody
         switch request.body?.storage {
@@ -84,8 +84,8 @@ enum RequestPreparation {
     /// pool for every origin behind it), an https request through a tunnel to its origin. The
     /// proxy's credential goes with the request (forwarding) or with CONNECT (a tunnel), never
     /// to the origin; the obsolete `Proxy-Connection` is never sent.
-    private static func route(_ head: inout RequestHead, key: inout PoolKey, through proxy: ProxyServer, url: URL)
-        throws(NetworkError) {
+    private static func route(_ head: inout RequestHead, key: inout PoolKey, through proxy: ProxyServer, remembered: String?,
+                              url: URL) throws(NetworkError) {
         head.headerFields[proxyConnection] = nil
         var authorization = head.headerFields[.proxyAuthorization]
         if authorization == nil, let user = proxy.user {
@@ -95,6 +95,8 @@ enum RequestPreparation {
                 throw NetworkError(SessionFailure.invalidCredential(error), url: url)
             }
         }
+        // A Basic answer the proxy accepted before goes up front.
+        if authorization == nil { authorization = remembered }
         if key.scheme == "http" {
             head.target = "http://" + head.host + head.target
             head.headerFields[.proxyAuthorization] = authorization

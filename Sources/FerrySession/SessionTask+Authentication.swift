@@ -58,8 +58,12 @@ extension SessionTask {
         guard !challenges.isEmpty, let schemes = HTTPAuthSchemeChoice(configuration.httpAuthenticationMethods),
               let chosen = try? HTTPAuthChallenge.choose(from: challenges, allowing: schemes) else { return nil }
         let space = proxy.map { ProtectionSpace(proxy: $0, chosen) } ?? ProtectionSpace(challengedBy: request.url, chosen)
-        // A Basic answer sent up front that earned this 401 is forgotten, and counts as tried.
-        if proxy == nil, let upFront = engineSide.authentication.sentUpFront { session.preemptiveAuthentication.forget(upFront) }
+        // A Basic answer sent up front that earned this 401 (or 407) is forgotten, and counts as tried.
+        if let proxy {
+            session.proxies.forgetAuthorization(forProxyAt: proxy.server.host, port: proxy.server.port)
+        } else if let upFront = engineSide.authentication.sentUpFront {
+            session.preemptiveAuthentication.forget(upFront)
+        }
         let counted = engineSide.authentication.challenged(space)
         // A server that keeps asking whatever it is told gets its 401 delivered.
         guard engineSide.authentication.answers < TaskAuthentication.maximumAnswers else { return nil }
@@ -159,7 +163,11 @@ extension SessionTask {
                 if storage.defaultCredential(for: attempt.space) == nil { storage.setDefaultCredential(credential, for: attempt.space) }
             }
         }
-        if !attempt.space.isProxy, attempt.space.authenticationMethod == .httpBasic, let value = request.headerFields[.authorization] {
+        if attempt.space.isProxy {
+            if attempt.space.authenticationMethod == .httpBasic, let value = request.headerFields[.proxyAuthorization] {
+                session.proxies.remember(value, forProxyAt: attempt.space.host, port: attempt.space.port)
+            }
+        } else if attempt.space.authenticationMethod == .httpBasic, let value = request.headerFields[.authorization] {
             session.preemptiveAuthentication.remember(value, for: request.url, space: attempt.space, credential: credential)
         }
     }

@@ -109,7 +109,7 @@ struct SessionProxyTests {
         }
     }
 
-    @Test("a forwarding proxy's 407 is answered from the credential storage's default for its space")
+    @Test("a forwarding proxy's 407 is answered from the credential storage; the accepted answer then goes up front")
     func proxyChallengeFromStorage() async throws {
         try await HTTPBinServer.withServer { origin in
             try await ForwardProxy.withProxy(authentication: .basic(user: "ada", password: "pw")) { proxy in
@@ -125,6 +125,9 @@ struct SessionProxyTests {
                 let (_, response) = try await session.data(for: NetworkRequest(url: origin.url("/get")))
                 #expect(response.statusCode == 200)
                 #expect(proxy.requestCount == 2, "a 407, then the answer")
+                let (_, again) = try await session.data(for: NetworkRequest(url: origin.url("/get?again")))
+                #expect(again.statusCode == 200)
+                #expect(proxy.requestCount == 3, "the accepted Basic answer goes up front: no second 407")
             }
         }
     }

@@ -101,22 +101,15 @@ public final class ForwardProxy: Sendable, GracefulShutdown {
         maxConnections: Int = 64,
         maxRecorded: Int = 1000
     ) throws {
-        let (listener, port) = try POSIXSocket.listen(host: host)
-        let wake: (read: Int32, write: Int32)
-        do {
-            wake = try POSIXSocket.makeWakePipe()
-        } catch {
-            close(listener)
-            throw error
-        }
+        let sockets = try ServerSockets(host: host)
         self.host = host
-        self.port = port
+        self.port = sockets.port
         self.authentication = authentication
         self.connectRefusal = connectRefusal
         self.ioTimeout = ioTimeout
         let settings = ForwardProxyCore.Settings(
             refusal: connectRefusal, ioTimeout: ioTimeout, maxConnections: max(1, maxConnections), maxRecorded: maxRecorded)
-        core = ForwardProxyCore(listener: listener, wake: wake, settings: settings, authentication: authentication)
+        core = ForwardProxyCore(sockets: sockets, settings: settings, authentication: authentication)
         core.start(port: port)
     }
 

@@ -37,21 +37,18 @@ final class ForwardProxyCore: Sendable {
         var continueTimeout: Duration = .seconds(1)
     }
 
-    let listener: Int32
-    let wakeRead: Int32
-    let wakeWrite: Int32
+    let sockets: ServerSockets
+    var listener: Int32 { sockets.listener }
+    var wakeRead: Int32 { sockets.wakeRead }
     let settings: Settings
     let authenticator: ProxyAuthenticator
     let record = Mutex(Record())
-    private let stopping = Mutex(false)
     private let openConnections = Mutex(0)
     /// Entered for the accept thread and for every connection thread; left as each ends.
     private let threads = DispatchGroup()
 
-    init(listener: Int32, wake: (read: Int32, write: Int32), settings: Settings, authentication: ForwardProxy.Authentication) {
-        self.listener = listener
-        wakeRead = wake.read
-        wakeWrite = wake.write
+    init(sockets: ServerSockets, settings: Settings, authentication: ForwardProxy.Authentication) {
+        self.sockets = sockets
         self.settings = settings
         authenticator = ProxyAuthenticator(authentication)
     }
@@ -111,39 +108,20 @@ final class ForwardProxyCore: Sendable {
     /// Wakes every wait, joins the threads (at most 5 s) and closes the sockets. Idempotent.
     /// Blocks the calling thread: async code uses ``shutdownGracefully()``.
     func shutdown() {
-        guard beginShutdown() else { return }
+        guard sockets.beginShutdown() else { return }
         // If a thread did not finish (it always should), leak the descriptors rather than
         // close ones it may still use.
         guard threads.wait(timeout: .now() + 5) == .success else { return }
-        closeDescriptors()
+        sockets.closeAll()
     }
 
     /// ``shutdown()`` that suspends instead of blocking while the threads end. Idempotent.
     func shutdownGracefully() async {
-        guard beginShutdown() else { return }
+        guard sockets.beginShutdown() else { return }
         let finished = AsyncEvent()
         threads.notify(queue: .global()) { finished.set() }
         guard await finished.wait(timeout: .seconds(5)) else { return }
-        closeDescriptors()
-    }
-
-    /// Marks the core as stopping and wakes the threads; `false` when already stopping. The
-    /// pipe's byte is never read, so every later wait on it returns at once.
-    private func beginShutdown() -> Bool {
-        let first = stopping.withLock { stopping in
-            defer { stopping = true }
-            return !stopping
-        }
-        guard first else { return false }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-        return true
-    }
-
-    private func closeDescriptors() {
-        close(listener)
-        close(wakeRead)
-        close(wakeWrite)
+        sockets.closeAll()
     }
 
     // MARK: - Recording

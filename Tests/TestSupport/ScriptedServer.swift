@@ -52,19 +52,11 @@ public final class ScriptedServer: Sendable, GracefulShutdown {
         extraConnections: ExtraConnections = .close,
         ioTimeout: Duration = .seconds(30)
     ) throws {
-        let (listener, port) = try POSIXSocket.listen(host: host)
-        let wake: (read: Int32, write: Int32)
-        do {
-            wake = try POSIXSocket.makeWakePipe()
-        } catch {
-            Glibc.close(listener)
-            throw error
-        }
+        let sockets = try ServerSockets(host: host)
         self.host = host
-        self.port = port
+        self.port = sockets.port
         core = ScriptedServerCore(
-            listener: listener, wake: wake, scripts: scripts,
-            extraConnections: extraConnections, ioTimeout: ioTimeout)
+            sockets: sockets, scripts: scripts, extraConnections: extraConnections, ioTimeout: ioTimeout)
         let core = self.core
         let thread = Thread { core.run() }
         thread.name = "ScriptedServer:\(port)"

@@ -22,25 +22,22 @@ final class ScriptedServerCore: Sendable {
     /// The most bytes kept per connection in ``ScriptedServer/receivedBytes(connection:)``.
     static let receivedLimit = 4 * 1024 * 1024
 
-    let listener: Int32
-    let wakeRead: Int32
-    let wakeWrite: Int32
+    let sockets: ServerSockets
+    var listener: Int32 { sockets.listener }
+    var wakeRead: Int32 { sockets.wakeRead }
     let scripts: [ConnectionScript]
     let extraConnections: ScriptedServer.ExtraConnections
     let ioTimeout: Duration
     let record = Mutex(Record())
-    private let stopping = Mutex(false)
     private let threadDone = DispatchSemaphore(value: 0)
     /// Set with `threadDone`: what async shutdown waits for without blocking a thread.
     private let threadFinished = AsyncEvent()
 
     init(
-        listener: Int32, wake: (read: Int32, write: Int32), scripts: [ConnectionScript],
+        sockets: ServerSockets, scripts: [ConnectionScript],
         extraConnections: ScriptedServer.ExtraConnections, ioTimeout: Duration
     ) {
-        self.listener = listener
-        wakeRead = wake.read
-        wakeWrite = wake.write
+        self.sockets = sockets
         self.scripts = scripts
         self.extraConnections = extraConnections
         self.ioTimeout = ioTimeout
@@ -92,36 +89,18 @@ final class ScriptedServerCore: Sendable {
     /// Wakes every wait, joins the thread (at most 5 s) and closes the sockets. Idempotent.
     /// Blocks the calling thread: async code uses ``shutdownGracefully()``.
     func shutdown() {
-        guard beginShutdown() else { return }
+        guard sockets.beginShutdown() else { return }
         // If the thread did not finish (it always should), leak the descriptors rather than
         // close ones it may still use.
         guard threadDone.wait(timeout: .now() + 5) == .success else { return }
-        closeDescriptors()
+        sockets.closeAll()
     }
 
     /// ``shutdown()`` that suspends instead of blocking while the thread ends. Idempotent.
     func shutdownGracefully() async {
-        guard beginShutdown() else { return }
+        guard sockets.beginShutdown() else { return }
         guard await threadFinished.wait(timeout: .seconds(5)) else { return }
-        closeDescriptors()
-    }
-
-    /// Marks the core as stopping and wakes the thread; `false` when already stopping.
-    private func beginShutdown() -> Bool {
-        let first = stopping.withLock { stopping in
-            defer { stopping = true }
-            return !stopping
-        }
-        guard first else { return false }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-        return true
-    }
-
-    private func closeDescriptors() {
-        close(listener)
-        close(wakeRead)
-        close(wakeWrite)
+        sockets.closeAll()
     }
 
     /// Appends bytes read from connection `index`, up to ``receivedLimit``.

@@ -1,5 +1,4 @@
 import Ferry
-import FoundationEssentials
 
 /// The one ``SessionConfiguration`` a run uses, set up to behave as curl does.
 enum ConfigurationFactory {
@@ -55,12 +54,11 @@ enum ConfigurationFactory {
     /// curl's proxy rules: `-x` names the proxy for every URL (`-x ""`: none at all), else the
     /// environment's; `--noproxy` replaces `no_proxy`; `-U` is the proxy's credential.
     static func proxy(for options: Options) -> ProxyConfiguration {
-        var proxy = ProxyConfiguration.environment
-        if let text = options.proxy {
-            // curl takes a proxy without a scheme as http://.
-            // The option checked the URL already: only -x "" gets here without one.
-            guard !text.isEmpty, let url = URL(string: text.contains("://") ? text : "http://" + text) else { return .none }
-            proxy = .http(url)
+        var proxy: ProxyConfiguration
+        switch options.proxy {
+        case nil: proxy = .environment
+        case .none?: proxy = .none
+        case .url(let url)?: proxy = .http(url)
         }
         if let list = options.noProxy { proxy.bypass = [list] }
         if let user = options.proxyUser {

@@ -72,11 +72,13 @@ struct OptionSpec: Sendable {
         flag("anyauth", nil) { options, on in options.authScheme = on ? .any : .basic },
         // curl: -x "" uses no proxy at all, not even the environment's.
         value("proxy", "x") { options, text throws(UsageError) in
-            // curl: "Unsupported proxy syntax". Never dropped silently: the request would go direct.
-            guard text.isEmpty || URL(string: text.contains("://") ? text : "http://" + text) != nil else {
+            guard !text.isEmpty else { return options.proxy = Options.ProxyArgument.none }
+            // curl takes a proxy without a scheme as http://, and refuses one that is not a URL
+            // ("Unsupported proxy syntax"): never dropped silently, or the request would go direct.
+            guard let url = URL(string: text.contains("://") ? text : "http://" + text) else {
                 throw UsageError("option -x: \"\(text.prefix(80))\" is not a proxy URL", suggestsHelp: false)
             }
-            options.proxy = text
+            options.proxy = .url(url)
         },
         value("noproxy", nil) { options, text in options.noProxy = text },
         value("proxy-user", "U") { options, text in options.proxyUser = text },

@@ -1,3 +1,4 @@
+import FoundationEssentials
 /// Everything the command line asked for, before any of it is turned into requests.
 ///
 /// A plain value filled by ``ArgumentParser``: parsing never touches the network or the file
@@ -57,9 +58,16 @@ struct Options: Sendable, Equatable {
     var user: String?
     /// `--basic` (the default), `--digest`, `--anyauth`: what `-u` answers.
     var authScheme = AuthScheme.basic
-    /// `-x URL`: the proxy for every URL (`""`: none, not even the environment's); nil reads
-    /// `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` as curl does.
-    var proxy: String?
+    /// What `-x` named: a proxy URL, checked when parsed.
+    enum ProxyArgument: Sendable, Equatable {
+        /// `-x ""`: no proxy at all, not even the environment's.
+        case none
+        /// The proxy for every URL.
+        case url(URL)
+    }
+
+    /// `-x`; nil reads `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` as curl does.
+    var proxy: ProxyArgument?
     /// `--noproxy LIST`: hosts reached directly, instead of `no_proxy`'s (curl's list syntax).
     var noProxy: String?
     /// `-U user:password`: the proxy's credential, sent up front with Basic.

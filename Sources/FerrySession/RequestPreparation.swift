@@ -98,7 +98,7 @@ enum RequestPreparation {
         // A Basic answer the proxy accepted before goes up front.
         if authorization == nil { authorization = remembered }
         if key.scheme == "http" {
-            head.target = "http://" + head.host + head.target
+            head.target = absoluteFormTarget(of: url)
             head.headerFields[.proxyAuthorization] = authorization
             key = PoolKey(scheme: "http", host: proxy.host, port: proxy.port, route: .forwardingProxy)
         } else {
@@ -122,6 +122,13 @@ enum RequestPreparation {
             }
         }
         return isName || (host.contains(":") && SocketAddress(ipAddress: host, port: 0) != nil)
+    }
+
+    /// Absolute-form target (RFC 9112 §3.2.2), what a forwarding proxy is sent: the scheme,
+    /// the authority as `Host` writes it, then the origin-form target.
+    static func absoluteFormTarget(of url: URL) -> String {
+        let host = String(HostName.unbracketed(url.host(percentEncoded: false) ?? ""))
+        return (url.scheme?.lowercased() ?? "http") + "://" + HostName.authority(host, port: url.port) + target(of: url)
     }
 
     /// Origin-form target (RFC 9112 §3.2.1): the absolute path, never empty, plus the query.

@@ -39,10 +39,10 @@ struct ChallengingProxy: Sendable, Equatable {
     /// the request's method and its absolute-form target.
     func digestTarget(of request: NetworkRequest) -> (String, String) {
         let url = request.url
-        let host = String(HostName.unbracketed(url.host(percentEncoded: false) ?? ""))
+        guard isTunnel else { return (request.method.rawValue, RequestPreparation.absoluteFormTarget(of: url)) }
         // CONNECT's authority comes from the pool key, whose host is lower-cased.
-        if isTunnel { return ("CONNECT", HostName.authority(host.lowercased(), port: url.port ?? 443)) }
-        return (request.method.rawValue, "http://" + HostName.authority(host, port: url.port) + RequestPreparation.target(of: url))
+        let host = String(HostName.unbracketed(url.host(percentEncoded: false) ?? "")).lowercased()
+        return ("CONNECT", HostName.authority(host, port: url.port ?? 443))
     }
 }
 

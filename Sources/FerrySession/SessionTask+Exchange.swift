@@ -147,7 +147,7 @@ extension SessionTask: ExchangeDelegate {
         if let refusal, answersTunnelChallenge(refusal, error: error, metrics: metrics) { return }
         let taskMetrics = recordMetrics(metrics)
         engineSide.discardPartialOutput()
-        let response = refusal ?? core.withLock { $0.response }
+        let response = refusal?.response ?? core.withLock { $0.response }
         exchangeEnded(.failure(NetworkError(error, url: originalRequest.url).attaching(response: response)), metrics: taskMetrics)
     }
 

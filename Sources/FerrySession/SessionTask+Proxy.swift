@@ -23,23 +23,28 @@ extension SessionTask {
         return ChallengingProxy(server: server, isTunnel: scheme == "https")
     }
 
-    /// The proxy's answer when `error` is a refused tunnel, as a response for the caller.
-    func proxyRefusal(in error: EngineError) -> NetworkResponse? {
+    /// The proxy's answer when `error` is a refused tunnel: its head, and as a response for
+    /// the caller.
+    func proxyRefusal(in error: EngineError) -> (head: ResponseHead, response: NetworkResponse)? {
         guard case .proxyFailed(let failure) = error.kind, let head = failure.refusal else { return nil }
-        return NetworkResponse(url: runningRequestURL, status: head.status, headerFields: head.headerFields,
-                               httpVersion: head.version.description)
+        let response = NetworkResponse(url: runningRequestURL, status: head.status, headerFields: head.headerFields,
+                                       httpVersion: head.version.description)
+        return (head, response)
     }
 
     /// The proxy refused a tunnel: a 407 this task answers goes to the challenge flow, and
     /// the task waits for the decision with no exchange running.
     /// - Returns: Whether the challenge is being answered (the task does not end now).
-    func answersTunnelChallenge(_ refusal: NetworkResponse, error: EngineError, metrics: ExchangeMetrics) -> Bool {
-        engineSide.exchangeStatus = refusal.status.code
+    func answersTunnelChallenge(_ refusal: (head: ResponseHead, response: NetworkResponse), error: EngineError,
+                                metrics: ExchangeMetrics) -> Bool {
+        let status = refusal.head.status.code
+        engineSide.exchangeStatus = status
         let request = runningRequest
-        if engineSide.authentication.awaitsVerdict { authenticationAnswered(status: refusal.status.code, for: request) }
-        guard refusal.status.code == 407, let proxy = proxyRoute(of: request), proxy.isTunnel,
-              case .proxyFailed(let failure) = error.kind, let head = failure.refusal,
-              handleChallenge(head, response: refusal, request: request, proxy: proxy) != nil else { return false }
+        if engineSide.authentication.awaitsVerdict { authenticationAnswered(status: status, for: request) }
+        guard status == 407, let proxy = proxyRoute(of: request), proxy.isTunnel,
+              handleChallenge(refusal.head, response: refusal.response, request: request, proxy: proxy) != nil else {
+            return false
+        }
         engineSide.endedWhileAsking = EndedExchange(error: error, metrics: metrics)
         return true
     }

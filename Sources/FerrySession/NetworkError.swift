@@ -97,6 +97,12 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         /// status than 2xx (``NetworkError/response`` has it; a 407 nobody could answer is one),
         /// or broke off before the tunnel was open (-4009). Nothing reached the server.
         public static let proxyTunnelFailed = Code(rawValue: -4009)
+        /// A download cannot go on from the bytes on disk (-4010): its resume data is corrupt
+        /// or of another version, its partial file is gone or shorter than the data says, or
+        /// the server's answer to the range request does not fit those bytes (a 206 that starts
+        /// elsewhere, a 416 of another length, a 200 where no validator could tell a changed
+        /// resource from a server that ignores ranges, another status). curl's exit 33.
+        public static let cannotResumeDownload = Code(rawValue: -4010)
 
         /// The code's name, such as `timedOut`, for logs and metric labels.
         public var description: String {
@@ -117,24 +123,57 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
             -4001: "invalidRequest", -4002: "pinningMismatch", -4003: "sessionInvalidated",
             -4004: "responseSerializationFailed", -4005: "requestBodyFailed", -4006: "internalInconsistency",
             -4007: "cannotFindProxyHost", -4008: "cannotConnectToProxy", -4009: "proxyTunnelFailed",
+            -4010: "cannotResumeDownload",
         ]
     }
 
     /// Largest body prefix kept in ``responseData``.
     public static let maxResponseDataBytes = 64 * 1024
 
+    /// The fields, in one immutable object: an error is a word wherever it is kept (a task
+    /// holds one, and a task object must stay small; see ``SessionTask``).
+    private final class Storage: Sendable {
+        let code: Code
+        let failingURL: URL?
+        let underlyingError: (any Error & Sendable)?
+        let response: NetworkResponse?
+        let responseData: Data?
+        let reason: String
+        let downloadTaskResumeData: Data?
+
+        init(code: Code, failingURL: URL?, underlyingError: (any Error & Sendable)?, response: NetworkResponse?,
+             responseData: Data?, reason: String, downloadTaskResumeData: Data?) {
+            self.code = code
+            self.failingURL = failingURL
+            self.underlyingError = underlyingError
+            self.response = response
+            self.responseData = responseData
+            self.reason = reason
+            self.downloadTaskResumeData = downloadTaskResumeData
+        }
+    }
+
+    private let storage: Storage
+
     /// What went wrong.
-    public let code: Code
+    public var code: Code { storage.code }
     /// The URL of the request that failed.
-    public let failingURL: URL?
+    public var failingURL: URL? { storage.failingURL }
     /// The typed cause, when there is one.
-    public let underlyingError: (any Error & Sendable)?
-    /// For a validation failure, the response that was rejected.
-    public let response: NetworkResponse?
+    public var underlyingError: (any Error & Sendable)? { storage.underlyingError }
+    /// The response the failure concerns: one that a validation rejected, or whose head
+    /// arrived before the exchange failed.
+    public var response: NetworkResponse? { storage.response }
     /// For a validation failure, the start of the rejected body (at most ``maxResponseDataBytes``).
-    public let responseData: Data?
+    public var responseData: Data? { storage.responseData }
     /// A sentence naming the cause in a user's words.
-    public let reason: String
+    public var reason: String { storage.reason }
+    /// For a download task that failed part way (the connection was lost, a timeout fired, it
+    /// was cancelled with ``DownloadTask/cancel(byProducingResumeData:)``): the data that
+    /// continues it where it stopped, with ``Session/downloadTask(withResumeData:)``. URLError's
+    /// `downloadTaskResumeData`. Nil when the download cannot be resumed (see
+    /// ``DownloadTask/cancel(byProducingResumeData:)`` for when it can).
+    public var downloadTaskResumeData: Data? { storage.downloadTaskResumeData }
 
     /// Creates an error.
     /// - Parameters:
@@ -152,12 +191,13 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
         response: NetworkResponse? = nil,
         responseData: Data? = nil
     ) {
-        self.code = code
-        self.reason = reason
-        self.failingURL = failingURL
-        self.underlyingError = underlyingError
-        self.response = response
-        self.responseData = responseData.map { $0.prefix(Self.maxResponseDataBytes) }
+        storage = Storage(code: code, failingURL: failingURL, underlyingError: underlyingError, response: response,
+                          responseData: responseData.map { $0.prefix(Self.maxResponseDataBytes) }, reason: reason,
+                          downloadTaskResumeData: nil)
+    }
+
+    private init(_ storage: Storage) {
+        self.storage = storage
     }
 
     /// `reason (code -1004 cannotConnectToHost) for URL`.
@@ -172,8 +212,15 @@ extension NetworkError {
     /// The same error carrying the response it concerns (its head arrived before the failure).
     func attaching(response: NetworkResponse?) -> NetworkError {
         guard let response, self.response == nil else { return self }
-        return NetworkError(code, reason: reason, failingURL: failingURL, underlyingError: underlyingError,
-                            response: response, responseData: responseData)
+        return NetworkError(Storage(code: code, failingURL: failingURL, underlyingError: underlyingError, response: response,
+                                    responseData: responseData, reason: reason, downloadTaskResumeData: downloadTaskResumeData))
+    }
+
+    /// The same error carrying a failed download's resume data.
+    func attaching(resumeData: Data?) -> NetworkError {
+        guard let resumeData else { return self }
+        return NetworkError(Storage(code: code, failingURL: failingURL, underlyingError: underlyingError, response: response,
+                                    responseData: responseData, reason: reason, downloadTaskResumeData: resumeData))
     }
 }
 

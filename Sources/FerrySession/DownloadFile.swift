@@ -6,15 +6,19 @@ import FerryIO
 /// The destination of a download, written as the body arrives (never held in memory).
 ///
 /// Writes happen on the engine's loop thread: they are local file writes the engine owns,
-/// not user code. A failed or cancelled download removes the partial file.
+/// not user code. A failed or cancelled download removes the partial file, unless it can be
+/// continued (``TaskEngineSide/endPartialOutput(keeping:)``).
 final class DownloadFile: @unchecked Sendable {
     let path: String
     // Only touched on the exchange's loop after creation.
     private var fd: Int32
+    /// Bytes in the file: those kept from before, and those written since.
+    private(set) var length: Int64
 
-    private init(path: String, fd: Int32) {
+    private init(path: String, fd: Int32, length: Int64 = 0) {
         self.path = path
         self.fd = fd
+        self.length = length
     }
 
     deinit {
@@ -44,6 +48,42 @@ final class DownloadFile: @unchecked Sendable {
         return DownloadFile(path: path, fd: fd)
     }
 
+    /// Opens an existing file to go on writing after its first `offset` bytes (those after
+    /// them are cut off). Nothing is created: a file that is gone cannot be continued.
+    static func continuing(path: String, keeping offset: Int64) throws(ResumeFailure) -> DownloadFile {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .partialFile(path: path, SystemError(errno: errno, syscall: "open")) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = SystemError(errno: errno, syscall: "fstat")
+            Glibc.close(fd)
+            throw .partialFile(path: path, error)
+        }
+        guard Int64(info.st_size) >= offset else {
+            Glibc.close(fd)
+            throw .partialFileShort(path: path, size: Int64(info.st_size), offset: offset)
+        }
+        let file = DownloadFile(path: path, fd: fd, length: Int64(info.st_size))
+        do throws(SystemError) {
+            try file.cut(to: offset)
+        } catch {
+            throw .partialFile(path: path, error)
+        }
+        return file
+    }
+
+    /// Starts the file over: empty, written from byte 0.
+    func restart() throws(SystemError) {
+        try cut(to: 0)
+    }
+
+    /// Keeps the first `offset` bytes and goes on writing after them.
+    private func cut(to offset: Int64) throws(SystemError) {
+        if length != offset, ftruncate(fd, off_t(offset)) != 0 { throw SystemError(errno: errno, syscall: "ftruncate") }
+        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw SystemError(errno: errno, syscall: "lseek") }
+        length = offset
+    }
+
     /// Writes all of `bytes`, retrying short writes and EINTR.
     func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         guard let base = bytes.baseAddress else { return }
@@ -56,6 +96,7 @@ final class DownloadFile: @unchecked Sendable {
             }
             offset += written
         }
+        length += Int64(bytes.count)
     }
 
     /// Closes the file, reporting a deferred write error (NFS, full disk).

@@ -36,6 +36,9 @@ struct DownloadResumeData: Codable, Equatable, Sendable {
     var partialFilePath: String
     /// The whole file's length, when the server said it.
     var expectedLength: Int64?
+    /// Whether the file is a temporary one of Ferry's (a download task's), removed once the
+    /// finished download was handed over; else it is the caller's destination, and stays.
+    var isTemporary = false
 
     /// One request field.
     struct Field: Codable, Equatable, Sendable {

@@ -73,6 +73,10 @@ extension NetworkError {
             self.init(.appTransportSecurityRequiresSecureConnection, reason: why, failingURL: url)
         case .unusableProxy(let cause):
             self.init(.unsupportedURL, reason: Self.sentence(cause.description), failingURL: url)
+        case .cannotResume(let failure):
+            var cause: (any Error & Sendable)?
+            if case .partialFile(_, let error) = failure { cause = error }
+            self.init(.cannotResumeDownload, reason: failure.description, failingURL: url, underlyingError: cause)
         case .invalidHeaderName(let name):
             // Lower case: tools quote it after their own words (`ferry: option -H: …`).
             self.init(.invalidRequest, reason: "invalid header name \"\(name.prefix(80))\"", failingURL: url,
@@ -218,6 +222,8 @@ enum SessionFailure: Error {
     case unusableProxy(ProxyURLError)
     /// The transport security policy refuses the request; the words name the rule.
     case transportSecurity(String)
+    /// A download cannot go on from the bytes on disk.
+    case cannotResume(ResumeFailure)
     /// A header name given to a request is not a token.
     case invalidHeaderName(String)
     /// A header value given to a request holds CR, LF, NUL or another control character.

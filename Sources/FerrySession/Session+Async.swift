@@ -49,17 +49,52 @@ extension Session {
     }
 
     /// Loads a request and streams its body into a file (created or truncated), never holding
-    /// it in memory. A failed download removes the partial file.
+    /// it in memory. A failed download removes the partial file, unless it can be continued:
+    /// the error's ``NetworkError/downloadTaskResumeData`` then names it, for
+    /// ``download(resumeFrom:delegate:)``.
     /// - Parameters:
     ///   - request: What to load.
     ///   - destination: A file URL to write the body to.
     ///   - delegate: Receives this request's task events.
     /// - Throws: ``NetworkError`` as ``data(for:delegate:)``, plus `.cannotCreateFile` and `.cannotWriteToFile`.
     public func download(for request: NetworkRequest, to destination: URL, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> NetworkResponse {
-        let task = DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request,
-                                sink: .file(destination: destination.path), kind: .download)
+        try await download(request, into: .destination(destination.path), delegate: delegate).1
+    }
+
+    /// Continues a download where it stopped, from the resume data of a failed or cancelled
+    /// one (``downloadTask(withResumeData:)`` says how), and returns the finished file and the
+    /// response. The file is where the bytes on disk were, and it is the caller's now: move or
+    /// remove it.
+    /// - Throws: ``NetworkError`` as ``download(for:to:delegate:)``, plus
+    ///   `.cannotResumeDownload`; a download that fails again carries new resume data.
+    public func download(resumeFrom resumeData: Data, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (URL, NetworkResponse) {
+        var (request, target) = DownloadContinuation.task(resumingFrom: resumeData)
+        if case .continuing(var continuation) = target {
+            continuation.isTemporary = false
+            target = .continuing(continuation)
+        }
+        return try await download(request, into: target, delegate: delegate)
+    }
+
+    /// Continues the download of `request` into `file`, after its first `offset` bytes (nil:
+    /// all it holds), and returns the file and the response: curl's `-C`
+    /// (``downloadTask(with:continuing:from:)`` says how the answer is judged).
+    /// - Throws: ``NetworkError`` as ``download(for:to:delegate:)``, plus `.cannotResumeDownload`.
+    public func download(for request: NetworkRequest, continuing file: URL, from offset: Int64? = nil,
+                         delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (URL, NetworkResponse) {
+        let (request, target) = DownloadContinuation.task(request, continuing: file, from: offset)
+        return try await download(request, into: target, delegate: delegate)
+    }
+
+    private func download(_ request: NetworkRequest, into target: DownloadTarget,
+                          delegate: (any SessionTaskDelegate)?) async throws(NetworkError) -> (URL, NetworkResponse) {
+        let task = DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(target), kind: .download)
         task.delegate = delegate
-        return try await task.outcome().response
+        let result = try await task.outcome()
+        guard let location = result.location else {
+            throw NetworkError(EngineError(.internalInconsistency("a download ended without its file")), url: request.url)
+        }
+        return (location, result.response)
     }
 }
 

@@ -61,7 +61,7 @@ extension Session {
     /// A task that writes the body of `request` to a temporary file and hands it to its
     /// ``SessionDownloadDelegate``.
     public func downloadTask(with request: NetworkRequest) -> DownloadTask {
-        DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(destination: nil), kind: .download)
+        DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(.temporary), kind: .download)
     }
 
     /// A task that writes the body of `request` to a temporary file and calls
@@ -71,15 +71,53 @@ extension Session {
         with request: NetworkRequest,
         completionHandler: @escaping @Sendable (URL?, NetworkResponse?, NetworkError?) -> Void
     ) -> DownloadTask {
-        let task = DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request,
-                                sink: .file(destination: nil), kind: .download)
-        _ = task.attachCompletion(.handler { outcome in
-            switch outcome {
-            case .success(let result): completionHandler(result.location, result.response, nil)
-            case .failure(let error): completionHandler(nil, error.response, error)
-            }
-        })
+        let task = downloadTask(with: request)
+        task.attachDownloadHandler(completionHandler)
         return task
+    }
+
+    /// A task that continues a download where it stopped, from the resume data of
+    /// ``DownloadTask/cancel(byProducingResumeData:)`` or of a failed download's error
+    /// (``NetworkError/downloadTaskResumeData``): URLSession's `downloadTask(withResumeData:)`.
+    ///
+    /// It asks for the bytes after those on disk (`Range`, with `If-Range` naming the version
+    /// they belong to) and appends them to the partial file; its delegate hears
+    /// ``SessionDownloadDelegate/session(_:downloadTask:didResumeAtOffset:expectedTotalBytes:)``.
+    /// When the resource changed (a 200), the file starts over (offset 0); when it was complete
+    /// already (a 416 naming its length), the task succeeds with the file as it is. Resume data
+    /// that is corrupt or of another version, a partial file that is gone, or an answer that
+    /// does not fit the bytes on disk fails the task with ``NetworkError/Code/cannotResumeDownload``.
+    /// The file ends where the first task's would have: a temporary file handed to the delegate
+    /// or completion handler, or the destination of ``download(for:to:delegate:)``.
+    public func downloadTask(withResumeData resumeData: Data) -> DownloadTask {
+        let (request, target) = DownloadContinuation.task(resumingFrom: resumeData)
+        return DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(target), kind: .download)
+    }
+
+    /// ``downloadTask(withResumeData:)`` with a completion handler, as
+    /// ``downloadTask(with:completionHandler:)``.
+    public func downloadTask(
+        withResumeData resumeData: Data,
+        completionHandler: @escaping @Sendable (URL?, NetworkResponse?, NetworkError?) -> Void
+    ) -> DownloadTask {
+        let task = downloadTask(withResumeData: resumeData)
+        task.attachDownloadHandler(completionHandler)
+        return task
+    }
+
+    /// A task that continues the download of `request` into `file`, after its first `offset`
+    /// bytes (nil: all it holds): curl's `-C`. Bytes past `offset` are cut off.
+    ///
+    /// Without resume data there is no validator to send in `If-Range`, so the server cannot
+    /// say whether the bytes on disk are still those of its resource: a 206 from `offset` is
+    /// appended, a 416 naming `offset` as the length completes the task with the file as it
+    /// is, and any other answer (a 200 included, from a server that ignores ranges) fails with
+    /// ``NetworkError/Code/cannotResumeDownload`` and leaves the file untouched. The file is the
+    /// caller's: it is never removed. A missing or empty file, or an offset of 0, is an ordinary
+    /// download into it.
+    public func downloadTask(with request: NetworkRequest, continuing file: URL, from offset: Int64? = nil) -> DownloadTask {
+        let (request, target) = DownloadContinuation.task(request, continuing: file, from: offset)
+        return DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(target), kind: .download)
     }
 
     private func makeUploadTask(_ request: NetworkRequest, body: RequestBody, collects: Bool) -> UploadTask {
@@ -96,6 +134,18 @@ extension DataTask {
         _ = attachCompletion(.handler { outcome in
             switch outcome {
             case .success(let result): handler(result.data, result.response, nil)
+            case .failure(let error): handler(nil, error.response, error)
+            }
+        })
+    }
+}
+
+extension DownloadTask {
+    /// Reports the file to a URLSession-shaped completion handler.
+    fileprivate func attachDownloadHandler(_ handler: @escaping @Sendable (URL?, NetworkResponse?, NetworkError?) -> Void) {
+        _ = attachCompletion(.handler { outcome in
+            switch outcome {
+            case .success(let result): handler(result.location, result.response, nil)
             case .failure(let error): handler(nil, error.response, error)
             }
         })

@@ -27,7 +27,7 @@ extension SessionTask {
         guard let (ending, finalProgress, response, counts) = ended, let dataTask = self as? DataTask else { return }
         ending.announce(finalProgress)
         let download = DownloadTask(session: session, identifier: session.nextTaskIdentifier(), request: originalRequest,
-                                    sink: .file(destination: nil), kind: .download)
+                                    sink: .file(.temporary), kind: .download)
         engineSide.successor = download
         download.adopt(handle, response: response, counts: counts, from: dataTask, telling: dataDelegate)
         // After the download registered: a session finishing its tasks never sees none between.

@@ -59,6 +59,10 @@ extension SessionTask: ExchangeDelegate {
            let demand = handleChallenge(head, response: response, request: runningRequest, proxy: proxy) {
             return demand
         }
+        if case .file(.continuing(let continuation)) = engineSide.sink,
+           let demand = continueDownload(continuation, response: response) {
+            return demand
+        }
         switch deliverHead(response) {
         case .more: return .more
         case .pause: return .pause
@@ -132,23 +136,39 @@ extension SessionTask: ExchangeDelegate {
     package func exchangeDidFinish(trailers: HTTPFields, metrics: ExchangeMetrics) {
         if let successor = engineSide.successor { return successor.exchangeDidFinish(trailers: trailers, metrics: metrics) }
         if let step = engineSide.followUp { return followUpExchangeEnded(step, metrics: metrics) }
-        let taskMetrics = recordMetrics(metrics)
+        completeWithOutput(metrics: recordMetrics(metrics))
+    }
+
+    /// The exchange that carried the task's response ended: the task succeeds with what its
+    /// output holds.
+    func completeWithOutput(metrics: TaskMetrics) {
         guard let response = core.withLock({ $0.response }) else {
-            return exchangeDidFail(EngineError(.internalInconsistency("finished without a response head")), metrics: metrics)
+            engineSide.endPartialOutput()
+            let error = EngineError(.internalInconsistency("finished without a response head"))
+            return exchangeEnded(.failure(NetworkError(error, url: originalRequest.url)), metrics: metrics)
         }
-        exchangeEnded(engineSide.finishedResult(response: response, url: originalRequest.url), metrics: taskMetrics)
+        exchangeEnded(engineSide.finishedResult(response: response, url: originalRequest.url), metrics: metrics)
     }
 
     package func exchangeDidFail(_ error: EngineError, metrics: ExchangeMetrics) {
         if let successor = engineSide.successor { return successor.exchangeDidFail(error, metrics: metrics) }
+        let decided = engineSide.followUp
         engineSide.followUp = nil
         // A proxy that refused a tunnel: its 407 may be answered; its status goes with the error.
         let refusal = proxyRefusal(in: error)
         if let refusal, answersTunnelChallenge(refusal, error: error, metrics: metrics) { return }
+        let cancelled = error.kind == .cancelled
+        // The task's outcome was decided before the body being dropped broke off: it stands.
+        switch decided {
+        case .fail, .finish: if !cancelled { return followUpExchangeEnded(decided!, metrics: metrics) }
+        case .asking, .send, nil: break
+        }
         let taskMetrics = recordMetrics(metrics)
-        engineSide.discardPartialOutput()
+        let resumeData = partialDownloadResumeData(cancelled: cancelled)
+        engineSide.endPartialOutput(keeping: resumeData != nil)
         let response = refusal?.response ?? core.withLock { $0.response }
-        exchangeEnded(.failure(NetworkError(error, url: originalRequest.url).attaching(response: response)), metrics: taskMetrics)
+        let failure = NetworkError(error, url: originalRequest.url).attaching(response: response).attaching(resumeData: resumeData)
+        exchangeEnded(.failure(failure), metrics: taskMetrics)
     }
 
     // MARK: - Helpers

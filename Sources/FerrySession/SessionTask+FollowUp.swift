@@ -15,6 +15,8 @@ indirect enum FollowUp {
     case send(NetworkRequest, isRedirect: Bool)
     /// The task fails with this error.
     case fail(NetworkError)
+    /// The task succeeds with what its output holds (a continued download found complete).
+    case finish
 }
 
 extension SessionTask {
@@ -32,6 +34,8 @@ extension SessionTask {
             exchangeEnded(.failure(error), metrics: taskMetrics)
         case .fail(let error):
             exchangeEnded(.failure(error), metrics: taskMetrics)
+        case .finish:
+            completeWithOutput(metrics: taskMetrics)
         case .send(let next, let isRedirect):
             if isRedirect { engineSide.redirectsFollowed += 1 }
             engineSide.requestReplaced = true

@@ -248,6 +248,11 @@ public class SessionTask: @unchecked Sendable {
         if let delegateCalls = engineSide.deliverCompletion(of: self, outcome: outcome, metrics: metrics, ending: ending) {
             toDelegate(delegateCalls)
         }
+        if let resumeDataHandler = ending.resumeDataHandler {
+            // After the completion calls, which went to the same queue.
+            let resumeData = outcome.failureValue?.downloadTaskResumeData
+            session.delegateQueue.async { resumeDataHandler(resumeData) }
+        }
     }
 }
 

@@ -206,9 +206,22 @@ public protocol SessionDownloadDelegate: SessionTaskDelegate {
     /// The body is complete in a temporary file at `location`. Move or open it before
     /// returning: it is removed afterwards.
     func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL)
+
+    /// A continued download (``Session/downloadTask(withResumeData:)``) got its answer: the
+    /// file goes on after its first `fileOffset` bytes, or starts over when `fileOffset` is 0
+    /// (the resource changed since the bytes on disk were loaded). The task's counts and the
+    /// `didWriteData` totals include those bytes.
+    /// - Parameters:
+    ///   - fileOffset: The bytes on disk that are kept.
+    ///   - expectedTotalBytes: The whole file's length, when the server said it.
+    func session(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?)
 }
 
 extension SessionDownloadDelegate {
+    /// Does nothing.
+    public func session(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
+                        expectedTotalBytes: Int64?) {}
+
     /// Does nothing.
     public func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
                         totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?) {}

@@ -38,6 +38,8 @@ struct TaskCore {
     var writeReportPending = false
     /// Bytes a download's delegate has been told of.
     var bytesReportedWritten: Int64 = 0
+    /// Waits for a download's resume data (``DownloadTask/cancel(byProducingResumeData:)``).
+    var resumeDataHandler: (@Sendable (Data?) -> Void)?
     /// ``bytesExpectedToReceive()`` once worked out (an absent length is kept as `.some(nil)`).
     private var expectedToReceive: Int64??
     /// The outcome was delivered (or is being delivered): nothing more happens.
@@ -50,6 +52,7 @@ struct TaskCore {
         var completion: TaskCompletion
         var observers: [AsyncStream<TaskProgress>.Continuation]
         var progressHandler: (@Sendable (TaskProgress) -> Void)?
+        var resumeDataHandler: (@Sendable (Data?) -> Void)?
 
         /// Gives the progress observers the task's last value and ends their sequences.
         func announce(_ final: TaskProgress) {
@@ -77,10 +80,11 @@ struct TaskCore {
         // The caller's objects are let go of: a finished task keeps no delegate alive.
         delegate = nil
         // Moved out, not copied: no retain of what is handed over, no release of what is left.
-        var ending = Ending(completion: .none, observers: [], progressHandler: progressHandler)
+        var ending = Ending(completion: .none, observers: [], progressHandler: progressHandler, resumeDataHandler: resumeDataHandler)
         swap(&ending.completion, &completion)
         swap(&ending.observers, &progressObservers)
         progressHandler = nil
+        resumeDataHandler = nil
         return ending
     }
 
@@ -92,6 +96,14 @@ struct TaskCore {
         let length = response.expectedContentLength
         expectedToReceive = .some(length)
         return length
+    }
+
+    /// A continued download goes on after the `offset` bytes on disk: they count as received
+    /// (and as reported to the download delegate), out of `expectedTotal`, the whole file.
+    mutating func downloadContinues(at offset: Int64, expectedTotal: Int64?) {
+        counts.bytesReceived = offset
+        bytesReportedWritten = offset
+        expectedToReceive = .some(expectedTotal)
     }
 
     /// The progress value for the current counts.

@@ -19,9 +19,9 @@ struct TaskEngineSide {
         case memory
         /// Handed to a ``ResponseBody`` consumer, with backpressure.
         case stream(ResponseBodyBuffer)
-        /// Written to a file: `destination`, or a temporary file when nil (removed once the
-        /// delegate or completion handler returned, as URLSession's).
-        case file(destination: String?)
+        /// Written to a file (a temporary one is removed once the delegate or completion
+        /// handler returned, as URLSession's).
+        case file(DownloadTarget)
         /// Given to the data delegate as it arrives, or dropped when there is none
         /// (URLSession's data task without a completion handler).
         case delegate
@@ -97,17 +97,33 @@ struct TaskEngineSide {
     }
 
     /// Opens what the task writes to before any byte is requested.
-    /// - Throws: ``NetworkError/Code/cannotCreateFile`` when a download's file cannot be made.
+    /// - Throws: ``NetworkError/Code/cannotCreateFile`` when a download's file cannot be made;
+    ///   ``NetworkError/Code/cannotResumeDownload`` when a continued one's file is gone or short,
+    ///   or its resume data could not be read.
     mutating func prepareSink(for request: NetworkRequest) throws(NetworkError) {
-        guard case .file(let destination) = sink else { return }
-        do throws(SystemError) {
-            if let destination {
-                file = try DownloadFile.create(path: destination)
-            } else {
-                file = try DownloadFile.createTemporary()
+        guard case .file(let target) = sink else { return }
+        switch target {
+        case .temporary, .destination:
+            let destination: String?
+            if case .destination(let path) = target { destination = path } else { destination = nil }
+            do throws(SystemError) {
+                if let destination {
+                    file = try DownloadFile.create(path: destination)
+                } else {
+                    file = try DownloadFile.createTemporary()
+                }
+            } catch {
+                let path = destination ?? DownloadFile.temporaryDirectory
+                throw NetworkError(SessionFailure.cannotCreateFile(path: path, error), url: request.url)
             }
-        } catch {
-            throw NetworkError(SessionFailure.cannotCreateFile(path: destination ?? DownloadFile.temporaryDirectory, error), url: request.url)
+        case .continuing(let continuation):
+            do throws(ResumeFailure) {
+                file = try DownloadFile.continuing(path: continuation.path, keeping: continuation.offset)
+            } catch {
+                throw NetworkError(SessionFailure.cannotResume(error), url: request.url)
+            }
+        case .unusable(let error):
+            throw error
         }
     }
 
@@ -186,10 +202,19 @@ struct TaskEngineSide {
         }
     }
 
-    /// The exchange failed: a partial download is removed (URLSession's rule; resumable
-    /// downloads will keep it on purpose).
-    mutating func discardPartialOutput() {
-        file?.discard()
+    /// The task failed: a partial download is removed (URLSession's rule), unless `keeping`
+    /// (its resume data names it) or the caller named it to be continued (curl's `-C`).
+    mutating func endPartialOutput(keeping: Bool = false) {
+        if let file {
+            if case .file(.continuing(let continuation)) = sink, continuation.isCallersFile {
+                try? file.close()
+            } else if keeping {
+                // A deferred write error: the bytes on disk are not trusted then.
+                do throws(SystemError) { try file.close() } catch { file.discard() }
+            } else {
+                file.discard()
+            }
+        }
         file = nil
         collected = Data()
     }
@@ -205,7 +230,11 @@ struct TaskEngineSide {
             ending.announce(task.progress)
         }
         let temporaryFile: String?
-        if case .file(destination: nil) = sink, case .success(let result) = outcome { temporaryFile = result.location?.path } else { temporaryFile = nil }
+        if case .file(let target) = sink, target.isTemporary, case .success(let result) = outcome {
+            temporaryFile = result.location?.path
+        } else {
+            temporaryFile = nil
+        }
         guard let delegate else {
             switch ending.completion {
             case .handler:

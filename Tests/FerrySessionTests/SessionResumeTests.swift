@@ -1,0 +1,440 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+import TestSupport
+
+@testable import FerrySession
+
+/// Downloads that go on where they stopped (issue 19): a download cut at several offsets (a
+/// reset connection, a cancel, a timeout) is continued from its resume data into a file equal
+/// to the source byte for byte; a server that ignores ranges, a resource that changed, a 416
+/// for a complete file, and resume data that cannot be used each end as URLSession's would.
+@Suite("Resumable downloads")
+struct SessionResumeTests {
+    static let size = 200_000
+    static let source = TestBytes.pattern(count: size)
+    static let etag = "\"v1\""
+
+    /// How a first attempt is cut after `offset` body bytes.
+    enum Cut: String, CaseIterable, Sendable {
+        case reset, cancel, timeout
+    }
+
+    /// A 200 head for the whole source, with a validator.
+    static func fullHead(etag: String = etag, extra: String = "") -> String {
+        "HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\nETag: \(etag)\r\nAccept-Ranges: bytes\r\n\(extra)\r\n"
+    }
+
+    /// The first attempt: the head and `offset` bytes, then the cut. A reset waits for
+    /// `received` (the client has read every byte: a reset drops what it has not read yet).
+    static func firstAttempt(cutAt offset: Int, by cut: Cut, received: AsyncEvent) -> ConnectionScript {
+        var steps: [ScriptStep] = [.readRequest, .send(fullHead()), .send(Array(source[..<offset]))]
+        switch cut {
+        case .reset: steps += [.waitUntil { received.isSet }, .reset]
+        case .cancel, .timeout: steps.append(.stallUntilClosed(limit: .seconds(30)))
+        }
+        return ConnectionScript(steps)
+    }
+
+    /// A 206 carrying the source from `offset`.
+    static func partial(from offset: Int) -> ConnectionScript {
+        let head = "HTTP/1.1 206 Partial Content\r\nContent-Length: \(size - offset)\r\n"
+            + "Content-Range: bytes \(offset)-\(size - 1)/\(size)\r\nETag: \(etag)\r\n\r\n"
+        return ConnectionScript([.readRequest, .send(head), .send(Array(source[offset...])), .close])
+    }
+
+    /// Runs the first attempt to its cut and returns the resume data it produced.
+    static func interruptedDownload(_ session: Session, url: URL, cut: Cut, at offset: Int, received: AsyncEvent) async throws -> Data {
+        var request = NetworkRequest(url: url)
+        request.headerFields[.authorization] = "Bearer kept"
+        if cut == .timeout { request.timeoutInterval = .milliseconds(300) }
+        let task = session.downloadTask(with: request)
+        let failure = Mutex<NetworkError?>(nil)
+        let done = AsyncEvent()
+        _ = task.attachCompletion(.handler { outcome in
+            failure.withLock { $0 = outcome.failureValue }
+            done.set()
+        })
+        task.resume()
+        #expect(await waitUntil { task.countOfBytesReceived == Int64(offset) })
+        received.set()
+        switch cut {
+        case .cancel:
+            let data = await task.cancelByProducingResumeData()
+            #expect(await done.wait(timeout: .seconds(30)))
+            let error = try #require(failure.withLock { $0 })
+            #expect(error.code == .cancelled)
+            #expect(error.downloadTaskResumeData == data, "the error carries the same data")
+            return try #require(data)
+        case .reset, .timeout:
+            #expect(await done.wait(timeout: .seconds(30)))
+            let error = try #require(failure.withLock { $0 })
+            #expect(error.code == (cut == .reset ? .networkConnectionLost : .timedOut), "\(error)")
+            return try #require(error.downloadTaskResumeData, "\(error)")
+        }
+    }
+
+    @Test("cut by a reset, a cancel or a timeout at several offsets, continued byte for byte",
+          arguments: Cut.allCases, [1, 4_096, 65_543, 199_999])
+    func continuedByteForByte(cut: Cut, offset: Int) async throws {
+        let received = AsyncEvent()
+        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: offset, by: cut, received: received), Self.partial(from: offset)]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: cut, at: offset, received: received)
+
+            let delegate = ResumeRecorder()
+            let (location, response) = try await session.download(resumeFrom: resumeData, delegate: delegate)
+            defer { try? FileManager.default.removeItem(at: location) }
+            #expect(response.statusCode == 206)
+            #expect(try Data(contentsOf: location) == Data(Self.source))
+            #expect(delegate.resumes == [ResumeRecorder.Resume(offset: Int64(offset), expected: Int64(Self.size))])
+            #expect(delegate.lastTotalWritten == Int64(Self.size), "didWriteData's totals count the bytes on disk")
+
+            let second = try #require(server.receivedRequestHeads(connection: 1).first)
+            #expect(second.value(of: "Range") == "bytes=\(offset)-")
+            #expect(second.value(of: "If-Range") == Self.etag)
+            #expect(second.value(of: "Authorization") == "Bearer kept", "the request's own fields are sent again")
+            #expect(second.value(of: "Accept-Encoding") == "identity")
+        }
+    }
+
+    @Test func aTaskMadeFromResumeDataCountsTheBytesOnDisk() async throws {
+        let offset = 50_000
+        let received = AsyncEvent()
+        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: offset, by: .reset, received: received), Self.partial(from: offset)]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: .reset, at: offset, received: received)
+            let finished = AsyncEvent()
+            let result = Mutex<(Data?, Int?)>((nil, nil))
+            let task = session.downloadTask(withResumeData: resumeData) { location, response, error in
+                result.withLock { $0 = (location.flatMap { try? Data(contentsOf: $0) }, response?.statusCode) }
+                finished.set()
+            }
+            #expect(task.originalRequest.headerFields[.range] == "bytes=\(offset)-")
+            task.resume()
+            #expect(await finished.wait(timeout: .seconds(30)))
+            #expect(result.withLock { $0.0 } == Data(Self.source))
+            #expect(task.countOfBytesReceived == Int64(Self.size))
+            #expect(task.countOfBytesExpectedToReceive == Int64(Self.size))
+            #expect(task.progress.fractionCompleted == 1)
+        }
+    }
+
+    @Test("a server that ignores the range (200) starts the file over, and says so with offset 0")
+    func aServerIgnoringRangesRestarts() async throws {
+        let offset = 10_000
+        let whole = ConnectionScript([.readRequest, .send(Self.fullHead()), .send(Self.source), .close])
+        let received = AsyncEvent()
+        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: offset, by: .reset, received: received), whole]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: .reset, at: offset, received: received)
+            let delegate = ResumeRecorder()
+            let (location, response) = try await session.download(resumeFrom: resumeData, delegate: delegate)
+            defer { try? FileManager.default.removeItem(at: location) }
+            #expect(response.statusCode == 200)
+            #expect(try Data(contentsOf: location) == Data(Self.source))
+            #expect(delegate.resumes == [ResumeRecorder.Resume(offset: 0, expected: Int64(Self.size))])
+        }
+    }
+
+    @Test("a resource whose ETag changed is loaded again from byte 0 (If-Range)")
+    func aChangedResourceRestarts() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let partial = SessionTest.temporaryURL("changed")
+            defer { try? FileManager.default.removeItem(at: partial) }
+            // What an earlier version of /range/N left on disk: other bytes, another ETag.
+            try Data(repeating: 7, count: 5_000).write(to: partial)
+            let resumeData = DownloadResumeData(
+                url: server.url("/range/30000"), headerFields: [], validator: .entityTag("\"an-older-version\""),
+                bytesOnDisk: 5_000, partialFilePath: partial.path, expectedLength: 30_000).encoded()
+            let delegate = ResumeRecorder()
+            let (location, response) = try await session.download(resumeFrom: resumeData, delegate: delegate)
+            #expect(response.statusCode == 200)
+            #expect(location.path == partial.path)
+            #expect(try Data(contentsOf: location) == Data(TestBytes.pattern(count: 30_000)))
+            #expect(delegate.resumes.map(\.offset) == [0])
+        }
+    }
+
+    @Test("a server that honours ranges: the rest is appended to the partial file")
+    func honouredRangeAgainstHTTPBin() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let partial = SessionTest.temporaryURL("honoured")
+            defer { try? FileManager.default.removeItem(at: partial) }
+            try Data(TestBytes.pattern(count: 12_345)).write(to: partial)
+            let resumeData = DownloadResumeData(
+                url: server.url("/range/100000"), headerFields: [], validator: .lastModified("Thu, 01 Jan 2026 00:00:00 GMT"),
+                bytesOnDisk: 12_345, partialFilePath: partial.path, expectedLength: 100_000).encoded()
+            let (location, response) = try await session.download(resumeFrom: resumeData)
+            #expect(response.statusCode == 206)
+            #expect(try Data(contentsOf: location) == Data(TestBytes.pattern(count: 100_000)))
+        }
+    }
+
+    @Test("a 416 naming the length on disk completes the download with nothing transferred")
+    func alreadyComplete() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let partial = SessionTest.temporaryURL("complete")
+            defer { try? FileManager.default.removeItem(at: partial) }
+            try Data(TestBytes.pattern(count: 4_000)).write(to: partial)
+            let resumeData = DownloadResumeData(
+                url: server.url("/range/4000"), headerFields: [], validator: .entityTag("\"range-4000\""),
+                bytesOnDisk: 4_000, partialFilePath: partial.path, expectedLength: 4_000).encoded()
+            let delegate = ResumeRecorder()
+            let (location, response) = try await session.download(resumeFrom: resumeData, delegate: delegate)
+            #expect(response.statusCode == 416)
+            #expect(try Data(contentsOf: location) == Data(TestBytes.pattern(count: 4_000)))
+            #expect(delegate.resumes == [ResumeRecorder.Resume(offset: 4_000, expected: 4_000)])
+        }
+    }
+
+    @Test("resume data that cannot be used fails the task with words, never a crash")
+    func unusableResumeData() async throws {
+        let session = Session(configuration: SessionTest.configuration())
+        defer { session.invalidateAndCancel() }
+        let gone = DownloadResumeData(url: URL(string: "http://127.0.0.1:1/x")!, headerFields: [], validator: .entityTag("\"a\""),
+                                      bytesOnDisk: 10, partialFilePath: "/nonexistent/ferry-partial", expectedLength: nil).encoded()
+        let shortFile = SessionTest.temporaryURL("short")
+        defer { try? FileManager.default.removeItem(at: shortFile) }
+        try Data(count: 3).write(to: shortFile)
+        let short = DownloadResumeData(url: URL(string: "http://127.0.0.1:1/x")!, headerFields: [], validator: .entityTag("\"a\""),
+                                       bytesOnDisk: 10, partialFilePath: shortFile.path, expectedLength: nil).encoded()
+        var otherVersion = try #require(try JSONSerialization.jsonObject(with: gone) as? [String: Any])
+        otherVersion["version"] = 99
+        let cases: [(Data, String)] = [
+            (Data("garbage".utf8), "not Ferry's resume data"),
+            (try JSONSerialization.data(withJSONObject: otherVersion), "version 99"),
+            (gone, "/nonexistent/ferry-partial: No such file or directory"),
+            (short, "holds 3 bytes"),
+        ]
+        for (data, words) in cases {
+            let error = await networkError { try await session.download(resumeFrom: data) }
+            #expect(error?.code == .cannotResumeDownload)
+            #expect(error?.reason.contains(words) == true, "\(String(describing: error))")
+        }
+        #expect(SessionTest.fileSize(shortFile) == 3, "a short partial file is left as it was")
+    }
+
+    @Test("a 206 that does not start where the file stops fails, and the partial file goes")
+    func aMisplacedPartIsRefused() async throws {
+        let wrong = ConnectionScript.reply(
+            "HTTP/1.1 206 Partial Content\r\nContent-Length: 10\r\nContent-Range: bytes 0-9/\(Self.size)\r\n\r\n0123456789")
+        let received = AsyncEvent()
+        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: 1_000, by: .reset, received: received), wrong]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: .reset, at: 1_000, received: received)
+            let partial = try DownloadResumeData.decode(resumeData).partialFilePath
+            let error = await networkError { try await session.download(resumeFrom: resumeData) }
+            #expect(error?.code == .cannotResumeDownload)
+            #expect(error?.reason.contains("starts at byte 0, not at 1000") == true, "\(String(describing: error))")
+            #expect(error?.response?.statusCode == 206)
+            #expect(error?.downloadTaskResumeData == nil)
+            #expect(!FileManager.default.fileExists(atPath: partial))
+        }
+    }
+
+    @Test("a 503 to the range request keeps the partial file and hands the resume data back")
+    func anUnavailableServerKeepsTheResumeData() async throws {
+        let unavailable = ConnectionScript.reply("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy")
+        let received = AsyncEvent()
+        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: 2_000, by: .reset, received: received), unavailable, Self.partial(from: 2_000)]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: .reset, at: 2_000, received: received)
+            let error = await networkError { try await session.download(resumeFrom: resumeData) }
+            #expect(error?.code == .cannotResumeDownload)
+            #expect(error?.response?.statusCode == 503)
+            let again = try #require(error?.downloadTaskResumeData)
+            let (location, _) = try await session.download(resumeFrom: again)
+            defer { try? FileManager.default.removeItem(at: location) }
+            #expect(try Data(contentsOf: location) == Data(Self.source))
+        }
+    }
+
+    @Test("a plain cancel produces no resume data and removes the partial file")
+    func aPlainCancelRemovesThePartialFile() async throws {
+        let received = AsyncEvent()
+        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: 3_000, by: .cancel, received: received)]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let destination = SessionTest.temporaryURL("plain-cancel")
+            let task = Task { try await session.download(for: NetworkRequest(url: server.url("/file")), to: destination) }
+            #expect(await waitUntil { SessionTest.fileSize(destination) == 3_000 })
+            task.cancel()
+            let error = await networkError { try await task.value }
+            #expect(error?.code == .cancelled)
+            #expect(error?.downloadTaskResumeData == nil)
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+        }
+    }
+
+    @Test("no resume data without a validator, or for a decoded body")
+    func notResumable() async throws {
+        let noValidator = ConnectionScript([.readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"),
+                                            .send(Array(Self.source[..<40])), .reset])
+        let gzip = Zlib.compress(Self.source, format: .gzip)
+        let decoded = ConnectionScript([
+            .readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: \(gzip.count)\r\nContent-Encoding: gzip\r\nETag: \"g\"\r\n\r\n"),
+            .send(Array(gzip[..<(gzip.count / 2)])), .reset,
+        ])
+        try await ScriptedServer.withServer(scripts: [noValidator, decoded]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            for _ in 0..<2 {
+                let destination = SessionTest.temporaryURL("not-resumable")
+                let error = await networkError { try await session.download(for: NetworkRequest(url: server.url("/file")), to: destination) }
+                #expect(error?.code == .networkConnectionLost)
+                #expect(error?.downloadTaskResumeData == nil)
+                #expect(!FileManager.default.fileExists(atPath: destination.path))
+            }
+        }
+    }
+
+    @Test("cancel(byProducingResumeData:) on a completed task hands nil")
+    func cancellingACompletedTask() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let task = session.downloadTask(with: NetworkRequest(url: server.url("/bytes/10"))) { _, _, _ in }
+            task.resume()
+            #expect(await waitUntil { task.state == .completed })
+            #expect(await task.cancelByProducingResumeData() == nil)
+        }
+    }
+}
+
+/// Continuing a file the caller names, without resume data: curl's `-C`.
+@Suite("Continuing a file (curl -C)")
+struct SessionContinueFileTests {
+    @Test("the file's bytes are kept and the rest appended; no If-Range without a validator")
+    func continuesFromTheFilesEnd() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let file = SessionTest.temporaryURL("continue")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(TestBytes.pattern(count: 7_000)).write(to: file)
+            let task = session.downloadTask(with: NetworkRequest(url: server.url("/range/20000")), continuing: file)
+            #expect(task.originalRequest.headerFields[.range] == "bytes=7000-")
+            #expect(task.originalRequest.headerFields[.ifRange] == nil)
+            let (location, response) = try await session.download(for: NetworkRequest(url: server.url("/range/20000")), continuing: file)
+            #expect(response.statusCode == 206)
+            #expect(location == file)
+            #expect(try Data(contentsOf: file) == Data(TestBytes.pattern(count: 20_000)))
+        }
+    }
+
+    @Test("an offset keeps that many bytes and cuts the rest off")
+    func continuesFromAnOffset() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let file = SessionTest.temporaryURL("offset")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(TestBytes.pattern(count: 3_000) + [1, 2, 3]).write(to: file)
+            _ = try await session.download(for: NetworkRequest(url: server.url("/range/9000")), continuing: file, from: 3_000)
+            #expect(try Data(contentsOf: file) == Data(TestBytes.pattern(count: 9_000)))
+        }
+    }
+
+    @Test("a complete file gets a 416 and stays as it is")
+    func aCompleteFileStays() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let file = SessionTest.temporaryURL("complete")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(TestBytes.pattern(count: 5_000)).write(to: file)
+            let (_, response) = try await session.download(for: NetworkRequest(url: server.url("/range/5000")), continuing: file)
+            #expect(response.statusCode == 416)
+            #expect(try Data(contentsOf: file) == Data(TestBytes.pattern(count: 5_000)))
+        }
+    }
+
+    @Test("a server that ignores the range fails the download and leaves the file untouched")
+    func aServerIgnoringTheRangeIsRefused() async throws {
+        let whole = ConnectionScript.reply("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfresh")
+        try await ScriptedServer.withServer(scripts: [whole]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let file = SessionTest.temporaryURL("ignored")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data("kept".utf8).write(to: file)
+            let error = await networkError { try await session.download(for: NetworkRequest(url: server.url("/x")), continuing: file) }
+            #expect(error?.code == .cannotResumeDownload)
+            #expect(error?.reason.contains("ignored the range request") == true, "\(String(describing: error))")
+            #expect(error?.response?.statusCode == 200)
+            #expect(try Data(contentsOf: file) == Data("kept".utf8))
+        }
+    }
+
+    @Test("a missing file is an ordinary download into it, with no Range")
+    func aMissingFileIsDownloaded() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let file = SessionTest.temporaryURL("missing")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let task = session.downloadTask(with: NetworkRequest(url: server.url("/range/100")), continuing: file)
+            #expect(task.originalRequest.headerFields[.range] == nil)
+            let (_, response) = try await session.download(for: NetworkRequest(url: server.url("/range/100")), continuing: file)
+            #expect(response.statusCode == 200)
+            #expect(try Data(contentsOf: file) == Data(TestBytes.pattern(count: 100)))
+        }
+    }
+
+    @Test("the caller's file is never removed, even by a plain cancel")
+    func aCancelKeepsTheCallersFile() async throws {
+        let stalled = ConnectionScript([
+            .readRequest, .send("HTTP/1.1 206 Partial Content\r\nContent-Length: 100\r\nContent-Range: bytes 4-103/104\r\n\r\n"),
+            .send("abcd"), .stallUntilClosed(limit: .seconds(30)),
+        ])
+        try await ScriptedServer.withServer(scripts: [stalled]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let file = SessionTest.temporaryURL("callers")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data("0123".utf8).write(to: file)
+            let task = Task { try await session.download(for: NetworkRequest(url: server.url("/x")), continuing: file) }
+            #expect(await waitUntil { SessionTest.fileSize(file) == 8 })
+            task.cancel()
+            let error = await networkError { try await task.value }
+            #expect(error?.code == .cancelled)
+            #expect(try Data(contentsOf: file) == Data("0123abcd".utf8))
+        }
+    }
+}
+
+/// A download delegate that records where continued downloads resumed and the last total.
+final class ResumeRecorder: SessionDownloadDelegate, @unchecked Sendable {
+    struct Resume: Equatable {
+        var offset: Int64
+        var expected: Int64?
+    }
+
+    private let state = Mutex<([Resume], Int64)>(([], 0))
+    var resumes: [Resume] { state.withLock { $0.0 } }
+    var lastTotalWritten: Int64 { state.withLock { $0.1 } }
+
+    func session(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) {
+        state.withLock { $0.0.append(Resume(offset: fileOffset, expected: expectedTotalBytes)) }
+    }
+
+    func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+                 totalBytesExpectedToWrite: Int64?) {
+        state.withLock { $0.1 = totalBytesWritten }
+    }
+
+    func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {}
+}

@@ -63,11 +63,28 @@ extension SessionManager {
     public func download(for request: NetworkRequest, progress: ProgressHandler? = nil,
                          destination: @escaping DownloadDestination) async throws(NetworkError)
         -> (fileURL: URL, response: NetworkResponse) {
-        let outcome = await run(session.downloadTask(with: request), serializer: responseObjectSerializer,
-                                uploadProgress: nil, downloadProgress: progress, destination: destination)
+        try await download(session.downloadTask(with: request), progress: progress, destination: destination)
+    }
+
+    /// Continues a failed or cancelled download from its resume data
+    /// (``downloadTask(withResumeData:progress:destination:completionHandler:)``), moves the file
+    /// where `destination` says and returns its URL.
+    /// - Throws: ``NetworkError`` as ``download(for:progress:destination:)``, plus
+    ///   ``NetworkError/Code/cannotResumeDownload``; a download that fails again carries new
+    ///   resume data.
+    public func download(resumeFrom resumeData: Data, progress: ProgressHandler? = nil,
+                         destination: @escaping DownloadDestination) async throws(NetworkError)
+        -> (fileURL: URL, response: NetworkResponse) {
+        try await download(session.downloadTask(withResumeData: resumeData), progress: progress, destination: destination)
+    }
+
+    private func download(_ task: DownloadTask, progress: ProgressHandler?, destination: @escaping DownloadDestination)
+        async throws(NetworkError) -> (fileURL: URL, response: NetworkResponse) {
+        let outcome = await run(task, serializer: responseObjectSerializer, uploadProgress: nil, downloadProgress: progress,
+                                destination: destination)
         let (_, response) = try Self.valueAndResponse(outcome)
         guard let fileURL = outcome.fileURL else {
-            throw NetworkError(.cannotMoveFile, reason: "The download finished without a file", failingURL: request.url)
+            throw NetworkError(.cannotMoveFile, reason: "The download finished without a file", failingURL: task.originalRequest.url)
         }
         return (fileURL, response)
     }

@@ -69,4 +69,10 @@ extension SessionManager {
     public func setDownloadTaskDidWriteData(_ block: (@Sendable (Session, DownloadTask, Int64, Int64, Int64?) -> Void)?) {
         hooks.update { $0.downloadTaskDidWriteData = block }
     }
+
+    /// A continued download got its answer: the file goes on after this many bytes (0: it
+    /// starts over), out of the expected total (`setDownloadTaskDidResumeBlock:`).
+    public func setDownloadTaskDidResume(_ block: (@Sendable (Session, DownloadTask, Int64, Int64?) -> Void)?) {
+        hooks.update { $0.downloadTaskDidResume = block }
+    }
 }

@@ -68,6 +68,22 @@ extension SessionManager {
                 downloadProgress: progress, destination: destination) { completionHandler?($0.response, $0.fileURL, $0.error) }
     }
 
+    /// A download task that continues where a failed or cancelled one stopped, from its
+    /// resume data (``NetworkError/downloadTaskResumeData``, or
+    /// ``DownloadTask/cancel(byProducingResumeData:)``), then moves the file as
+    /// ``downloadTask(with:progress:destination:completionHandler:)`` does
+    /// (`downloadTaskWithResumeData:progress:destination:completionHandler:`).
+    /// ``Session/downloadTask(withResumeData:)`` says how the server's answer is judged. A
+    /// download found complete already ends with the server's 416, which the default
+    /// serializer refuses: add 416 to its acceptable status codes to take it as success.
+    public func downloadTask(
+        withResumeData resumeData: Data, progress: ProgressHandler? = nil, destination: DownloadDestination? = nil,
+        completionHandler: (@Sendable (_ response: NetworkResponse?, _ fileURL: URL?, _ error: NetworkError?) -> Void)?
+    ) -> DownloadTask {
+        managed(session.downloadTask(withResumeData: resumeData), serializer: responseObjectSerializer, uploadProgress: nil,
+                downloadProgress: progress, destination: destination) { completionHandler?($0.response, $0.fileURL, $0.error) }
+    }
+
     /// Gives `task` the manager's delegate, so its events reach the manager and its completion
     /// runs `serializer`, then `completionHandler` on the completion queue.
     func managed<Task: SessionTask, Serializer: ResponseSerializing>(

@@ -25,6 +25,7 @@ final class SessionManagerHooks: Sendable {
         var dataTaskDidReceiveData: (@Sendable (Session, DataTask, Data) -> Void)?
         var downloadTaskDidFinishDownloading: (@Sendable (Session, DownloadTask, URL) -> URL?)?
         var downloadTaskDidWriteData: (@Sendable (Session, DownloadTask, Int64, Int64, Int64?) -> Void)?
+        var downloadTaskDidResume: (@Sendable (Session, DownloadTask, Int64, Int64?) -> Void)?
     }
 
     private let state: Mutex<(blocks: Blocks, policy: SecurityPolicy)>

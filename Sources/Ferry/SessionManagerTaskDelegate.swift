@@ -127,6 +127,11 @@ final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDele
         hooks.block { $0.downloadTaskDidWriteData }?(session, downloadTask, bytesWritten, totalBytesWritten, totalBytesExpectedToWrite)
     }
 
+    func session(_ session: Session, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) {
+        downloadProgress?(TaskProgress(completedUnitCount: fileOffset, totalUnitCount: expectedTotalBytes))
+        hooks.block { $0.downloadTaskDidResume }?(session, downloadTask, fileOffset, expectedTotalBytes)
+    }
+
     func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
         // The task's own destination first, then the manager's block (AFNetworking's order).
         let target = destination.flatMap { choose in downloadTask.response.map { choose(location, $0) } }

@@ -319,10 +319,9 @@ import Testing
             defer { client.close() }
             try await client.send("CONNECT 127.0.0.1:\(origin.port) HTTP/1.1\r\n\r\n")
             #expect(try await client.readInterimStatusLine() == "HTTP/1.1 200 Connection established")
-            let start = ContinuousClock.now
             await proxy.shutdownGracefully()
+            // Closed by the shutdown, not by the tunnel's idle timeout (30 s): a bounded wait, no stopwatch.
             #expect(await client.serverClosed(within: .seconds(10)))
-            #expect(ContinuousClock.now - start < .seconds(5))
         }
     }
 }

@@ -38,9 +38,17 @@ final class DownloadFile: @unchecked Sendable {
         return "/tmp"
     }
 
+    /// The name ``createTemporary()`` gives its files, before the unique part.
+    private static let temporaryPrefix = "ferry-download-"
+
+    /// Whether `path` names a file ``createTemporary()`` could have made.
+    static func isTemporaryName(_ path: String) -> Bool {
+        path.split(separator: "/").last?.hasPrefix(temporaryPrefix) == true
+    }
+
     /// Creates a new file with a unique name in ``temporaryDirectory`` (mode 0600).
     static func createTemporary() throws(SystemError) -> DownloadFile {
-        var template = Array("\(temporaryDirectory)/ferry-download-XXXXXX".utf8CString)
+        var template = Array("\(temporaryDirectory)/\(temporaryPrefix)XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw SystemError(errno: errno, syscall: "mkstemp") }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -48,16 +56,25 @@ final class DownloadFile: @unchecked Sendable {
         return DownloadFile(path: path, fd: fd)
     }
 
-    /// Opens an existing file to go on writing after its first `offset` bytes (those after
-    /// them are cut off). Nothing is created: a file that is gone cannot be continued.
-    static func continuing(path: String, keeping offset: Int64) throws(ResumeFailure) -> DownloadFile {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
+    /// Opens a file to go on writing after its first `offset` bytes (those after them are cut
+    /// off). Only a regular file is opened; from offset 0 one is created if missing, after
+    /// that a file that is gone cannot be continued. A path from resume data (not `callers`)
+    /// is not followed through a symbolic link: the data is outside input.
+    static func continuing(path: String, keeping offset: Int64, callers: Bool) throws(ResumeFailure) -> DownloadFile {
+        var flags = O_WRONLY | O_CLOEXEC | O_NONBLOCK
+        if offset == 0 { flags |= O_CREAT }
+        if !callers { flags |= O_NOFOLLOW }
+        let fd = open(path, flags, 0o644)
         guard fd >= 0 else { throw .partialFile(path: path, SystemError(errno: errno, syscall: "open")) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let error = SystemError(errno: errno, syscall: "fstat")
             Glibc.close(fd)
             throw .partialFile(path: path, error)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(fd)
+            throw .partialFile(path: path, SystemError(errno: EINVAL, syscall: "fstat (not a regular file)"))
         }
         guard Int64(info.st_size) >= offset else {
             Glibc.close(fd)

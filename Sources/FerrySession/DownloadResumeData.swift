@@ -39,6 +39,8 @@ struct DownloadResumeData: Codable, Equatable, Sendable {
     /// Whether the file is a temporary one of Ferry's (a download task's), removed once the
     /// finished download was handed over; else it is the caller's destination, and stays.
     var isTemporary = false
+    /// Whether the file is one the caller named to be continued (curl's `-C`): never removed.
+    var isCallersFile = false
 
     /// One request field.
     struct Field: Codable, Equatable, Sendable {
@@ -46,11 +48,14 @@ struct DownloadResumeData: Codable, Equatable, Sendable {
         var value: String
     }
 
-    /// The validator `fields` (a response head's) offer: a strong `ETag` (a weak one,
-    /// `W/"…"`, may not be used with ranges), else `Last-Modified`; nil when the response
-    /// cannot be resumed.
+    /// The validator `fields` (a response head's) offer: a strong `ETag`, else (when there is
+    /// no tag at all) `Last-Modified`; nil when the response cannot be resumed (a weak tag,
+    /// `W/"…"`, may not be used with ranges, and rules the date out too).
     static func validator(in fields: HTTPFields) -> Validator? {
-        if let tag = fields[.eTag], tag.hasPrefix("\""), tag.count >= 2, tag.hasSuffix("\"") { return .entityTag(tag) }
+        if let tag = fields[.eTag] {
+            // RFC 9110 §13.1.5: no date either when the representation has a weak tag.
+            return tag.hasPrefix("\"") && tag.count >= 2 && tag.hasSuffix("\"") ? .entityTag(tag) : nil
+        }
         if let date = fields[.lastModified], !date.isEmpty { return .lastModified(date) }
         return nil
     }

@@ -18,12 +18,22 @@ indirect enum DownloadTarget {
     /// the task fails with this error when it starts.
     case unusable(NetworkError)
 
+    /// Whether the finished file goes to the download delegate's `didFinishDownloadingTo` and
+    /// the completion handler: every download task's but one to a destination of the caller's
+    /// own, which is where it belongs already.
+    var handsOver: Bool {
+        switch self {
+        case .temporary, .continuing: true
+        case .destination, .unusable: false
+        }
+    }
+
     /// Whether the finished file is Ferry's own, removed once handed over (the completion
     /// handler or the download delegate must move or open it first).
-    var isTemporary: Bool {
+    var removesFile: Bool {
         switch self {
         case .temporary: true
-        case .continuing(let continuation): continuation.isTemporary
+        case .continuing(let continuation): continuation.isTemporary && !continuation.isCallersFile
         case .destination, .unusable: false
         }
     }
@@ -64,22 +74,31 @@ struct DownloadContinuation: Sendable {
             guard let name = HTTPField.Name(field.name), HTTPField.isValidValue(field.value) else { continue }
             request.headerFields.append(HTTPField(name: name, value: field.value))
         }
+        // A temporary file Ferry would remove once handed over must be one of its own.
+        if resume.isTemporary, !resume.isCallersFile, !DownloadFile.isTemporaryName(resume.partialFilePath) {
+            let failure = ResumeFailure.resumeData(.corrupt("\"\(resume.partialFilePath)\" is not one of Ferry's temporary files"))
+            return (request, .unusable(NetworkError(SessionFailure.cannotResume(failure), url: resume.url)))
+        }
         let continuation = DownloadContinuation(
             path: resume.partialFilePath, offset: resume.bytesOnDisk, validator: resume.validator,
-            expectedLength: resume.expectedLength, isTemporary: resume.isTemporary, isCallersFile: false)
+            expectedLength: resume.expectedLength, isTemporary: resume.isTemporary, isCallersFile: resume.isCallersFile)
         return (continuation.asking(request), .continuing(continuation))
     }
 
     /// The task that continues the caller's `file` from `offset` (nil: from its end) with
-    /// `request`. A missing or empty file, or an offset of 0, is an ordinary download into it.
+    /// `request`. A missing or empty file, or an offset of 0, is an ordinary download into it
+    /// (created or truncated); either way the file is never removed.
     static func task(_ request: NetworkRequest, continuing file: URL, from offset: Int64?) -> (NetworkRequest, DownloadTarget) {
         let path = file.path
+        if let offset, offset < 0 {
+            let failure = ResumeFailure.mismatch("the offset \(offset) is negative")
+            return (request, .unusable(NetworkError(SessionFailure.cannotResume(failure), url: request.url)))
+        }
         var start = offset ?? 0
         if offset == nil {
             var info = stat()
             if stat(path, &info) == 0 { start = Int64(info.st_size) }
         }
-        guard start > 0 else { return (request, .destination(path)) }
         let continuation = DownloadContinuation(path: path, offset: start, validator: nil, expectedLength: nil,
                                                 isTemporary: false, isCallersFile: true)
         return (continuation.asking(request), .continuing(continuation))
@@ -87,8 +106,9 @@ struct DownloadContinuation: Sendable {
 
     /// `request` asking for the bytes after ``offset``: `Range`, `If-Range` with the
     /// validator, and the identity encoding unless the caller chose one (a range of a
-    /// compressed body could not be decoded on its own).
+    /// compressed body could not be decoded on its own). From offset 0: the request as it is.
     func asking(_ request: NetworkRequest) -> NetworkRequest {
+        guard offset > 0 else { return request }
         var request = request
         request.headerFields[.range] = "bytes=\(offset)-"
         request.headerFields[.ifRange] = validator?.ifRange

@@ -49,9 +49,10 @@ extension Session {
     }
 
     /// Loads a request and streams its body into a file (created or truncated), never holding
-    /// it in memory. A failed download removes the partial file, unless it can be continued:
-    /// the error's ``NetworkError/downloadTaskResumeData`` then names it, for
-    /// ``download(resumeFrom:delegate:)``.
+    /// it in memory. A failed download removes the partial file, so that it never looks
+    /// complete; its error carries no resume data (a download task's does:
+    /// ``downloadTask(with:completionHandler:)``; ``download(for:continuing:from:delegate:)``
+    /// continues a file of your own).
     /// - Parameters:
     ///   - request: What to load.
     ///   - destination: A file URL to write the body to.

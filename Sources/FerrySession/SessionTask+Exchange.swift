@@ -59,10 +59,7 @@ extension SessionTask: ExchangeDelegate {
            let demand = handleChallenge(head, response: response, request: runningRequest, proxy: proxy) {
             return demand
         }
-        if case .file(.continuing(let continuation)) = engineSide.sink,
-           let demand = continueDownload(continuation, response: response) {
-            return demand
-        }
+        if answersContinuation(response) { return .more }
         switch deliverHead(response) {
         case .more: return .more
         case .pause: return .pause
@@ -157,18 +154,20 @@ extension SessionTask: ExchangeDelegate {
         // A proxy that refused a tunnel: its 407 may be answered; its status goes with the error.
         let refusal = proxyRefusal(in: error)
         if let refusal, answersTunnelChallenge(refusal, error: error, metrics: metrics) { return }
-        let cancelled = error.kind == .cancelled
-        // The task's outcome was decided before the body being dropped broke off: it stands.
-        switch decided {
-        case .fail, .finish: if !cancelled { return followUpExchangeEnded(decided!, metrics: metrics) }
-        case .asking, .send, nil: break
-        }
-        let taskMetrics = recordMetrics(metrics)
-        let resumeData = partialDownloadResumeData(cancelled: cancelled)
-        engineSide.endPartialOutput(keeping: resumeData != nil)
         let response = refusal?.response ?? core.withLock { $0.response }
-        let failure = NetworkError(error, url: originalRequest.url).attaching(response: response).attaching(resumeData: resumeData)
-        exchangeEnded(.failure(failure), metrics: taskMetrics)
+        var failure = NetworkError(error, url: originalRequest.url).attaching(response: response)
+        // The task's outcome was decided before the body being dropped broke off: it stands (a
+        // cancel still cancels a failure, keeping the resume data it decided on).
+        switch decided {
+        case .finish:
+            return followUpExchangeEnded(.finish, metrics: metrics)
+        case .fail(let decidedFailure):
+            if error.kind != .cancelled { return followUpExchangeEnded(.fail(decidedFailure), metrics: metrics) }
+            failure = failure.attaching(resumeData: decidedFailure.downloadTaskResumeData)
+        case .asking, .send, nil:
+            break
+        }
+        exchangeEnded(.failure(failure), metrics: recordMetrics(metrics))
     }
 
     // MARK: - Helpers

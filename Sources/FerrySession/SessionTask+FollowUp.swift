@@ -98,6 +98,8 @@ extension SessionTask {
                 run(core.withLock { $0.machine.responseAllowed() })
             } else {
                 engineSide.followUp = nil
+                // The response is the task's: a continued download's is judged first.
+                if answersContinuation(response) { return run(core.withLock { $0.machine.responseAllowed() }) }
                 let demand = deliverHead(response)
                 // Reading resumes unless the data delegate now decides about this response.
                 if demand == .more { run(core.withLock { $0.machine.responseAllowed() }) }

@@ -19,16 +19,27 @@ extension DownloadTask {
     /// A download can be continued when its request is a GET without a body, its response is
     /// a 200 (or the 206 of a continued download) that names a validator (a strong `ETag`, or
     /// `Last-Modified`) and was not content-decoded, and some of its body is on disk. The
-    /// partial file then stays where it is until a continued task finishes it (a temporary one
-    /// in `$TMPDIR`): remove it if you drop the resume data. The data holds the request's URL
-    /// and header fields: keep it as carefully as the request's credentials.
+    /// partial file stays in `$TMPDIR` (as `ferry-download-…`) until a task continued from the
+    /// data finishes it; resume data dropped leaves it to the system's cleaning of temporary
+    /// files (systemd-tmpfiles, a reboot). The data holds the request's URL and header fields:
+    /// keep it as carefully as the request's credentials. A download to a destination of your
+    /// own (``Session/download(for:to:delegate:)``) produces none: its partial file is removed,
+    /// so that it never looks complete.
     ///
     /// The task completes as cancelled, its error carrying the same data
     /// (``NetworkError/downloadTaskResumeData``). A task that already completed hands nil.
     public func cancel(byProducingResumeData completionHandler: @escaping @Sendable (Data?) -> Void) {
         let waits = core.withLock { core -> Bool in
             guard core.machine.publicState != .completed else { return false }
-            core.resumeDataHandler = completionHandler
+            // A second call waits for the same data as the first.
+            if let earlier = core.resumeDataHandler {
+                core.resumeDataHandler = { data in
+                    earlier(data)
+                    completionHandler(data)
+                }
+            } else {
+                core.resumeDataHandler = completionHandler
+            }
             return true
         }
         guard waits else { return session.delegateQueue.async { completionHandler(nil) } }
@@ -45,74 +56,128 @@ extension DownloadTask {
 }
 
 extension SessionTask {
-    /// Judges the final response of a download that continues `continuation`'s file, on the
-    /// exchange's loop. Returns nil when the response is the task's to deliver (the body goes
-    /// on after the bytes on disk, or replaces them), or the demand when the task answers it
-    /// itself (the file was complete already, or cannot be continued: the body is dropped).
-    func continueDownload(_ continuation: DownloadContinuation, response: NetworkResponse) -> BodyDemand? {
+    /// Judges the final response head of a download that continues a file, on the
+    /// exchange's loop, before it is delivered. Returns true when the task answers it itself
+    /// (the file was complete already, or cannot be continued: a ``FollowUp`` drops the body);
+    /// false when the response is the task's to deliver (its body goes on after the bytes on
+    /// disk, or replaces them), or the task continues nothing.
+    func answersContinuation(_ response: NetworkResponse) -> Bool {
+        guard case .file(.continuing(let continuation)) = engineSide.sink, continuation.offset > 0 else { return false }
         let offset = continuation.offset
         let verdict = ResumeResponse.judge(status: response.statusCode, contentRange: response.headerFields[.contentRange],
                                            offset: offset, validated: continuation.validator != nil)
         switch verdict {
         case .continues(let total):
-            let expected = total ?? response.expectedContentLength.map { $0 + offset }
+            // A range of an encoded body cannot be decoded on its own, nor appended to the bytes on disk.
+            if let coding = response.headerFields[.contentEncoding], coding.lowercased() != "identity" {
+                return refuse(.mismatch("the 206 is encoded (\(coding.prefix(40)))"), response: response)
+            }
+            // A length the parser accepted may still be too large to add: then it is unknown.
+            let expected = total ?? response.expectedContentLength.flatMap { length in
+                let (sum, overflow) = length.addingReportingOverflow(offset)
+                return overflow ? nil : sum
+            }
             core.withLock { $0.downloadContinues(at: offset, expectedTotal: expected) }
             tellDownloadResumed(at: offset, expectedTotal: expected)
-            return nil
+            return false
         case .restarts:
             do throws(SystemError) {
                 try engineSide.file?.restart()
             } catch {
                 engineSide.endPartialOutput()
-                return .stop(EngineError(.fileWriteFailed(path: continuation.path, error)))
+                let failure = NetworkError(EngineError(.fileWriteFailed(path: continuation.path, error)), url: originalRequest.url)
+                engineSide.followUp = .fail(failure.attaching(response: response))
+                return true
             }
             tellDownloadResumed(at: 0, expectedTotal: response.expectedContentLength)
-            return nil
+            return false
         case .alreadyComplete:
             core.withLock { $0.downloadContinues(at: offset, expectedTotal: offset) }
             tellDownloadResumed(at: offset, expectedTotal: offset)
             engineSide.followUp = .finish
             _ = deliverHead(response)
-            return .more
+            return true
         case .mismatch(let why):
-            // The bytes on disk do not belong to what the server has now.
-            engineSide.endPartialOutput()
-            engineSide.followUp = .fail(resumeFailure(.mismatch(why), response: response))
-            return .more
+            return refuse(.mismatch(why), response: response)
         case .otherStatus(let status):
             // A 404 or a 503 says nothing against the bytes on disk: they can be continued later.
-            let resumeData = continuation.validator.map { validator in
-                DownloadResumeData(url: runningRequestURL, headerFields: Self.replayedFields(of: runningRequest),
-                                   validator: validator, bytesOnDisk: offset, partialFilePath: continuation.path,
-                                   expectedLength: continuation.expectedLength, isTemporary: continuation.isTemporary).encoded()
-            }
-            engineSide.endPartialOutput(keeping: resumeData != nil)
-            engineSide.followUp = .fail(resumeFailure(.status(status), response: response).attaching(resumeData: resumeData))
-            return .more
+            let resumeData = continuationResumeData(continuation)
+            let kept = engineSide.endPartialOutput(keeping: resumeData != nil)
+            let failure = resumeFailure(.status(status), response: response)
+            engineSide.followUp = .fail(kept ? failure.attaching(resumeData: resumeData) : failure)
+            return true
         }
     }
 
-    /// Resume data for a download whose exchange failed part way (`cancelled`: by the caller),
-    /// or nil when it cannot be continued (the rules are in
-    /// ``DownloadTask/cancel(byProducingResumeData:)``). A plain `cancel()` produces none.
-    func partialDownloadResumeData(cancelled: Bool) -> Data? {
-        guard case .file(let target) = engineSide.sink, let file = engineSide.file, file.length > 0 else { return nil }
+    /// The bytes on disk do not belong to what the server has now: they go (unless they are
+    /// the caller's) and the task fails.
+    private func refuse(_ failure: ResumeFailure, response: NetworkResponse) -> Bool {
+        engineSide.endPartialOutput()
+        engineSide.followUp = .fail(resumeFailure(failure, response: response))
+        return true
+    }
+
+    /// The task is failing with `error`: a partial download keeps its file and gets resume
+    /// data in the error when it can be continued, else its file goes (unless it is the
+    /// caller's). On the exchange's loop, or on the thread that resumed the task before its
+    /// first exchange: where ``engineSide`` may be touched.
+    func settlePartialDownload(after error: NetworkError) -> NetworkError {
+        guard engineSide.file != nil else { return error }
+        let resumeData = partialDownloadResumeData(cancelled: error.code == .cancelled)
+        let kept = engineSide.endPartialOutput(keeping: resumeData != nil)
+        return kept ? error.attaching(resumeData: resumeData) : error
+    }
+
+    /// Resume data for a download that stopped part way (`cancelled`: by the caller), or nil
+    /// when it cannot be continued (the rules are in ``DownloadTask/cancel(byProducingResumeData:)``).
+    /// A plain `cancel()` produces none, nor does ``Session/download(for:to:delegate:)``, whose
+    /// destination must not look complete when it is not.
+    private func partialDownloadResumeData(cancelled: Bool) -> Data? {
+        guard case .file(let target) = engineSide.sink, let file = engineSide.file else { return nil }
         let (response, expected, wanted) = core.withLock { core in
             (core.response, core.bytesExpectedToReceive(), core.resumeDataHandler != nil)
         }
-        guard let response, response.statusCode == 200 || response.statusCode == 206, !cancelled || wanted else { return nil }
+        guard !cancelled || wanted else { return nil }
+        var continued: DownloadContinuation?
+        switch target {
+        case .temporary: break
+        case .continuing(let continuation): continued = continuation
+        case .destination, .unusable: return nil
+        }
+        guard let response else {
+            // Stopped before its answer was judged: the bytes on disk are as they were.
+            return continued.flatMap(continuationResumeData)
+        }
+        guard file.length > 0 else { return nil }
         let request = runningRequest
+        switch response.statusCode {
+        // A 200 to a request of the caller's own for a range is not the whole resource.
+        case 200: guard continued != nil || request.headerFields[.range] == nil else { return nil }
+        // Only the part a continuation asked for follows the bytes on disk.
+        case 206: guard continued.map({ $0.offset > 0 }) == true else { return nil }
+        default: return nil
+        }
         guard request.method == .get, request.body == nil,
               response.headerFields[.acceptRanges]?.lowercased() != "none" else { return nil }
-        // A decoded body's bytes are not the ones a range of the resource would carry.
-        if session.configuration.automaticallyDecodesContent, let coding = response.headerFields[.contentEncoding],
-           coding.lowercased() != "identity" { return nil }
-        var continued: DownloadContinuation?
-        if case .continuing(let continuation) = target { continued = continuation }
-        guard let validator = DownloadResumeData.validator(in: response.headerFields) ?? continued?.validator else { return nil }
+        // An encoded body's bytes are not those a range of the resource would carry.
+        if let coding = response.headerFields[.contentEncoding], coding.lowercased() != "identity" { return nil }
+        // After a 200 the file holds a new version: only its own validator names it.
+        let validator = DownloadResumeData.validator(in: response.headerFields)
+            ?? (response.statusCode == 206 ? continued?.validator : nil)
+        guard let validator else { return nil }
         return DownloadResumeData(url: request.url, headerFields: Self.replayedFields(of: request), validator: validator,
                                   bytesOnDisk: file.length, partialFilePath: file.path, expectedLength: expected,
-                                  isTemporary: target.isTemporary).encoded()
+                                  isTemporary: target.removesFile, isCallersFile: continued?.isCallersFile ?? false).encoded()
+    }
+
+    /// Resume data that continues `continuation` again from the same bytes (nil without a
+    /// validator, or with nothing on disk).
+    private func continuationResumeData(_ continuation: DownloadContinuation) -> Data? {
+        guard let validator = continuation.validator, continuation.offset > 0 else { return nil }
+        return DownloadResumeData(url: runningRequestURL, headerFields: Self.replayedFields(of: runningRequest),
+                                  validator: validator, bytesOnDisk: continuation.offset, partialFilePath: continuation.path,
+                                  expectedLength: continuation.expectedLength, isTemporary: continuation.isTemporary,
+                                  isCallersFile: continuation.isCallersFile).encoded()
     }
 
     /// The request's fields that a continued download sends again (its own `Range` and

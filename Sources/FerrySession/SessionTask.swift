@@ -242,15 +242,27 @@ public class SessionTask: @unchecked Sendable {
     /// Ends the task exactly once: records the outcome, tells the delegate (metrics, then
     /// completion) and then the front end, and lets go of everything the caller gave it.
     private func complete(_ outcome: Result<TaskResult, NetworkError>, metrics: TaskMetrics?) {
+        var outcome = outcome
+        // Whatever ended the task, a partial download keeps its file with resume data, or goes.
+        if case .failure(let error) = outcome, case .file = engineSide.sink {
+            outcome = .failure(settlePartialDownload(after: error))
+        }
         let ending = core.withLock { $0.finish(outcome, metrics: metrics) }
         guard let ending else { return }
         session.unregister(self)
-        if let delegateCalls = engineSide.deliverCompletion(of: self, outcome: outcome, metrics: metrics, ending: ending) {
-            toDelegate(delegateCalls)
+        let delegateCalls = engineSide.deliverCompletion(of: self, outcome: outcome, metrics: metrics, ending: ending)
+        guard let resumeDataHandler = ending.resumeDataHandler else {
+            if let delegateCalls { toDelegate(delegateCalls) }
+            return
         }
-        if let resumeDataHandler = ending.resumeDataHandler {
-            // After the completion calls, which went to the same queue.
-            let resumeData = outcome.failureValue?.downloadTaskResumeData
+        // After the completion calls: in the same batch when there are some.
+        let resumeData = outcome.failureValue?.downloadTaskResumeData
+        if let delegateCalls {
+            toDelegate {
+                delegateCalls()
+                resumeDataHandler(resumeData)
+            }
+        } else {
             session.delegateQueue.async { resumeDataHandler(resumeData) }
         }
     }

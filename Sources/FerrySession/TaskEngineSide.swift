@@ -118,7 +118,8 @@ struct TaskEngineSide {
             }
         case .continuing(let continuation):
             do throws(ResumeFailure) {
-                file = try DownloadFile.continuing(path: continuation.path, keeping: continuation.offset)
+                file = try DownloadFile.continuing(path: continuation.path, keeping: continuation.offset,
+                                                   callers: continuation.isCallersFile)
             } catch {
                 throw NetworkError(SessionFailure.cannotResume(error), url: request.url)
             }
@@ -197,26 +198,39 @@ struct TaskEngineSide {
             try file.close()
             return .success(TaskResult(response: response, location: URL(fileURLWithPath: file.path)))
         } catch {
-            file.discard()
+            if !keepsCallersFile { file.discard() }
             return .failure(NetworkError(EngineError(.fileWriteFailed(path: file.path, error)), url: url))
         }
     }
 
+    /// The download continues a file the caller named: it is never removed.
+    private var keepsCallersFile: Bool {
+        if case .file(.continuing(let continuation)) = sink { return continuation.isCallersFile }
+        return false
+    }
+
     /// The task failed: a partial download is removed (URLSession's rule), unless `keeping`
     /// (its resume data names it) or the caller named it to be continued (curl's `-C`).
-    mutating func endPartialOutput(keeping: Bool = false) {
-        if let file {
-            if case .file(.continuing(let continuation)) = sink, continuation.isCallersFile {
-                try? file.close()
-            } else if keeping {
-                // A deferred write error: the bytes on disk are not trusted then.
-                do throws(SystemError) { try file.close() } catch { file.discard() }
-            } else {
-                file.discard()
-            }
+    /// Returns whether the file was kept whole (a deferred write error, reported by `close`,
+    /// means the bytes on disk cannot be trusted: resume data must not name them then).
+    @discardableResult
+    mutating func endPartialOutput(keeping: Bool = false) -> Bool {
+        defer {
+            file = nil
+            collected = Data()
         }
-        file = nil
-        collected = Data()
+        guard let file else { return false }
+        guard keeping || keepsCallersFile else {
+            file.discard()
+            return false
+        }
+        do throws(SystemError) {
+            try file.close()
+            return true
+        } catch {
+            if !keepsCallersFile { file.discard() }
+            return false
+        }
     }
 
     /// Tells everyone who waits how the task ended, in URLSession's order: metrics, the
@@ -230,10 +244,12 @@ struct TaskEngineSide {
             ending.announce(task.progress)
         }
         let temporaryFile: String?
-        if case .file(let target) = sink, target.isTemporary, case .success(let result) = outcome {
-            temporaryFile = result.location?.path
+        let handedOver: String?
+        if case .file(let target) = sink, target.handsOver, case .success(let result) = outcome {
+            handedOver = result.location?.path
+            temporaryFile = target.removesFile ? handedOver : nil
         } else {
-            temporaryFile = nil
+            (handedOver, temporaryFile) = (nil, nil)
         }
         guard let delegate else {
             switch ending.completion {
@@ -257,12 +273,12 @@ struct TaskEngineSide {
         writeObserver = nil
         return {
             if let metrics { delegate.session(session, task: task, didFinishCollecting: metrics) }
-            // Only a temporary file is handed over: a download to a destination the caller chose
-            // (`download(for:to:)`) is already where it belongs.
-            if let temporaryFile, let downloadDelegate = delegate as? any SessionDownloadDelegate,
+            // A download to a destination the caller chose (`download(for:to:)`) is already
+            // where it belongs: only the others are handed over.
+            if let handedOver, let downloadDelegate = delegate as? any SessionDownloadDelegate,
                let downloadTask = task as? DownloadTask {
                 downloadDelegate.session(session, downloadTask: downloadTask,
-                                         didFinishDownloadingTo: URL(fileURLWithPath: temporaryFile))
+                                         didFinishDownloadingTo: URL(fileURLWithPath: handedOver))
             }
             delegate.session(session, task: task, didCompleteWithError: error)
             frontEnd.run()

@@ -17,11 +17,12 @@ struct DownloadResumeDataTests {
         #expect(try DownloadResumeData.decode(Self.sample.encoded()) == Self.sample)
     }
 
-    @Test("the validator: a strong ETag, else Last-Modified, else none", arguments: [
+    @Test("the validator: a strong ETag, else (no tag at all) Last-Modified, else none", arguments: [
         ([HTTPField(name: .eTag, value: "\"abc\""), HTTPField(name: .lastModified, value: "Tue, 24 Nov 2026 10:00:00 GMT")],
          DownloadResumeData.Validator.entityTag("\"abc\"")),
-        ([HTTPField(name: .eTag, value: "W/\"abc\""), HTTPField(name: .lastModified, value: "Tue, 24 Nov 2026 10:00:00 GMT")],
-         .lastModified("Tue, 24 Nov 2026 10:00:00 GMT")),
+        // RFC 9110 §13.1.5: a weak tag rules the date out too.
+        ([HTTPField(name: .eTag, value: "W/\"abc\""), HTTPField(name: .lastModified, value: "Tue, 24 Nov 2026 10:00:00 GMT")], nil),
+        ([HTTPField(name: .lastModified, value: "Tue, 24 Nov 2026 10:00:00 GMT")], .lastModified("Tue, 24 Nov 2026 10:00:00 GMT")),
         ([HTTPField(name: .eTag, value: "W/\"abc\"")], nil),
         ([], nil),
     ] as [([HTTPField], DownloadResumeData.Validator?)])

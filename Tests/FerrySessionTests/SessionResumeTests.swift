@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -292,13 +295,125 @@ struct SessionResumeTests {
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
             for _ in 0..<2 {
-                let destination = SessionTest.temporaryURL("not-resumable")
-                let error = await networkError { try await session.download(for: NetworkRequest(url: server.url("/file")), to: destination) }
+                let error = await Self.failure(of: session.downloadTask(with: NetworkRequest(url: server.url("/file"))))
                 #expect(error?.code == .networkConnectionLost)
                 #expect(error?.downloadTaskResumeData == nil)
-                #expect(!FileManager.default.fileExists(atPath: destination.path))
             }
         }
+    }
+
+    /// Resumes `task` and returns its error (nil when it succeeded).
+    static func failure(of task: DownloadTask) async -> NetworkError? {
+        let failure = Mutex<NetworkError?>(nil)
+        let done = AsyncEvent()
+        _ = task.attachCompletion(.handler { outcome in
+            failure.withLock { $0 = outcome.failureValue }
+            done.set()
+        })
+        task.resume()
+        #expect(await done.wait(timeout: .seconds(30)))
+        return failure.withLock { $0 }
+    }
+
+    @Test("a continued download that fails before its answer keeps the file and hands new resume data")
+    func failingBeforeTheAnswerKeepsTheFile() async throws {
+        let partial = SessionTest.temporaryURL("ferry-download-unreachable")
+        defer { try? FileManager.default.removeItem(at: partial) }
+        try Data(TestBytes.pattern(count: 900)).write(to: partial)
+        let closed = try RefusingPort()
+        let resumeData = DownloadResumeData(url: URL(string: "http://127.0.0.1:\(closed.port)/file")!, headerFields: [],
+                                            validator: .entityTag("\"v\""), bytesOnDisk: 900, partialFilePath: partial.path,
+                                            expectedLength: 2_000).encoded()
+        let session = Session(configuration: SessionTest.configuration())
+        defer { session.invalidateAndCancel() }
+        let error = await Self.failure(of: session.downloadTask(withResumeData: resumeData))
+        #expect(error?.code == .cannotConnectToHost)
+        let again = try DownloadResumeData.decode(try #require(error?.downloadTaskResumeData))
+        #expect(again.bytesOnDisk == 900 && again.partialFilePath == partial.path)
+        #expect(SessionTest.fileSize(partial) == 900)
+    }
+
+    @Test("a 401 to the range request is judged, not appended: the file stays, with its resume data")
+    func aChallengeIsNotAppended() async throws {
+        let challenge = ConnectionScript.reply(
+            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 6\r\n\r\ndenied")
+        let received = AsyncEvent()
+        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: 5_000, by: .reset, received: received), challenge]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: .reset, at: 5_000, received: received)
+            let partial = try DownloadResumeData.decode(resumeData).partialFilePath
+            defer { unlink(partial) }
+            let error = await Self.failure(of: session.downloadTask(withResumeData: resumeData))
+            #expect(error?.code == .cannotResumeDownload)
+            #expect(error?.response?.statusCode == 401)
+            #expect(error?.downloadTaskResumeData != nil)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: partial)) == Data(Self.source[..<5_000]))
+        }
+    }
+
+    @Test("a body the caller asked a range of is not resumable: its bytes are not the resource's first")
+    func aCallersRangeIsNotResumable() async throws {
+        let part = ConnectionScript([
+            .readRequest, .send("HTTP/1.1 206 Partial Content\r\nContent-Length: 1000\r\nContent-Range: bytes 500-1499/5000\r\nETag: \"r\"\r\n\r\n"),
+            .send(Array(Self.source[500..<800])), .reset,
+        ])
+        try await ScriptedServer.withServer(scripts: [part]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            var request = NetworkRequest(url: server.url("/file"))
+            request.headerFields[.range] = "bytes=500-1499"
+            let error = await Self.failure(of: session.downloadTask(with: request))
+            #expect(error?.code == .networkConnectionLost)
+            #expect(error?.downloadTaskResumeData == nil)
+        }
+    }
+
+    @Test("two cancel(byProducingResumeData:) calls both return: the data, or nil once the task has completed")
+    func twoCancelsBothHear() async throws {
+        let received = AsyncEvent()
+        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: 700, by: .cancel, received: received)]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let task = session.downloadTask(with: NetworkRequest(url: server.url("/file")))
+            task.resume()
+            #expect(await waitUntil { task.countOfBytesReceived == 700 })
+            async let first = task.cancelByProducingResumeData()
+            async let second = task.cancelByProducingResumeData()
+            let (one, two) = await (first, second)
+            // The second call may come after the first's cancel completed the task: nil then.
+            #expect(one != nil || two != nil)
+            #expect(one == nil || two == nil || one == two)
+            if let data = one ?? two { unlink(try DownloadResumeData.decode(data).partialFilePath) }
+        }
+    }
+
+    @Test("resume data naming a file Ferry must not touch is refused: not its temporary file, a FIFO, a symbolic link")
+    func untrustedPaths() async throws {
+        let session = Session(configuration: SessionTest.configuration())
+        defer { session.invalidateAndCancel() }
+        let directory = try TemporaryDirectory()
+        let precious = directory.url.appendingPathComponent("precious.txt")
+        try Data("keep me".utf8).write(to: precious)
+        let fifo = directory.url.appendingPathComponent("ferry-download-fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let link = directory.url.appendingPathComponent("ferry-download-link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: precious)
+        let url = URL(string: "http://127.0.0.1:1/x")!
+        let cases: [(String, Bool, String)] = [
+            (precious.path, true, "not one of Ferry's temporary files"),
+            // Opened without blocking: with no reader, ENXIO; with one, it would not be a regular file.
+            (fifo.path, false, "Cannot continue the download in \(fifo.path)"),
+            (link.path, false, "Too many levels of symbolic links"),
+        ]
+        for (path, temporary, words) in cases {
+            let data = DownloadResumeData(url: url, headerFields: [], validator: .entityTag("\"a\""), bytesOnDisk: 3,
+                                          partialFilePath: path, expectedLength: nil, isTemporary: temporary).encoded()
+            let error = await Self.failure(of: session.downloadTask(withResumeData: data))
+            #expect(error?.code == .cannotResumeDownload)
+            #expect(error?.reason.contains(words) == true, "\(String(describing: error))")
+        }
+        #expect(try Data(contentsOf: precious) == Data("keep me".utf8))
     }
 
     @Test("cancel(byProducingResumeData:) on a completed task hands nil")
@@ -391,6 +506,26 @@ struct SessionContinueFileTests {
             let (_, response) = try await session.download(for: NetworkRequest(url: server.url("/range/100")), continuing: file)
             #expect(response.statusCode == 200)
             #expect(try Data(contentsOf: file) == Data(TestBytes.pattern(count: 100)))
+        }
+    }
+
+    @Test("a negative offset is refused; from 0 the caller's file is still never removed")
+    func offsets() async throws {
+        let reset = ConnectionScript([.readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc"), .reset])
+        try await ScriptedServer.withServer(scripts: [reset]) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let file = SessionTest.temporaryURL("zero")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data("old".utf8).write(to: file)
+            let negative = await networkError {
+                try await session.download(for: NetworkRequest(url: server.url("/x")), continuing: file, from: -1)
+            }
+            #expect(negative?.code == .cannotResumeDownload)
+            #expect(try Data(contentsOf: file) == Data("old".utf8))
+            let lost = await networkError { try await session.download(for: NetworkRequest(url: server.url("/x")), continuing: file, from: 0) }
+            #expect(lost?.code == .networkConnectionLost)
+            #expect(FileManager.default.fileExists(atPath: file.path), "the caller's file stays")
         }
     }
 

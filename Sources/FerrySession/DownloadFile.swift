@@ -14,6 +14,9 @@ final class DownloadFile: @unchecked Sendable {
     private var fd: Int32
     /// Bytes in the file: those kept from before, and those written since.
     private(set) var length: Int64
+    /// A continued file holds bytes past ``length`` that go once the download writes (or
+    /// finishes): until then a refused answer leaves the file as it was.
+    private var cutPending = false
 
     private init(path: String, fd: Int32, length: Int64 = 0) {
         self.path = path
@@ -80,13 +83,18 @@ final class DownloadFile: @unchecked Sendable {
             Glibc.close(fd)
             throw .partialFileShort(path: path, size: Int64(info.st_size), offset: offset)
         }
-        let file = DownloadFile(path: path, fd: fd, length: Int64(info.st_size))
-        do throws(SystemError) {
-            try file.cut(to: offset)
-        } catch {
-            throw .partialFile(path: path, error)
-        }
+        let file = DownloadFile(path: path, fd: fd, length: offset)
+        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw .partialFile(path: path, SystemError(errno: errno, syscall: "lseek")) }
+        file.cutPending = Int64(info.st_size) > offset
         return file
+    }
+
+    /// Cuts off what a continued file held past the bytes kept, if that is still to do: before
+    /// the first write, and when the download finishes without one (a 416 for a complete file).
+    func applyPendingCut() throws(SystemError) {
+        guard cutPending else { return }
+        guard ftruncate(fd, off_t(length)) == 0 else { throw SystemError(errno: errno, syscall: "ftruncate") }
+        cutPending = false
     }
 
     /// Starts the file over: empty, written from byte 0.
@@ -96,14 +104,16 @@ final class DownloadFile: @unchecked Sendable {
 
     /// Keeps the first `offset` bytes and goes on writing after them.
     private func cut(to offset: Int64) throws(SystemError) {
-        if length != offset, ftruncate(fd, off_t(offset)) != 0 { throw SystemError(errno: errno, syscall: "ftruncate") }
+        guard ftruncate(fd, off_t(offset)) == 0 else { throw SystemError(errno: errno, syscall: "ftruncate") }
         guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw SystemError(errno: errno, syscall: "lseek") }
         length = offset
+        cutPending = false
     }
 
     /// Writes all of `bytes`, retrying short writes and EINTR.
     func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         guard let base = bytes.baseAddress else { return }
+        try applyPendingCut()
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(fd, base + offset, bytes.count - offset)

@@ -112,9 +112,10 @@ extension Session {
     /// say whether the bytes on disk are still those of its resource: a 206 from `offset` is
     /// appended, a 416 naming `offset` as the length completes the task with the file as it
     /// is, and any other answer (a 200 included, from a server that ignores ranges) fails with
-    /// ``NetworkError/Code/cannotResumeDownload`` and leaves the file untouched. The file is the
-    /// caller's: it is never removed. A missing or empty file, or an offset of 0, is an ordinary
-    /// download into it.
+    /// ``NetworkError/Code/cannotResumeDownload`` and leaves the file untouched (bytes past
+    /// `offset` are cut off only once the rest is accepted). The file is the caller's: it is
+    /// never removed. Without an offset, a missing or empty file is an ordinary download into
+    /// it, and so is an offset of 0; an offset past the file's end fails.
     public func downloadTask(with request: NetworkRequest, continuing file: URL, from offset: Int64? = nil) -> DownloadTask {
         let (request, target) = DownloadContinuation.task(request, continuing: file, from: offset)
         return DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(target), kind: .download)

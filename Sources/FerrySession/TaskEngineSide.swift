@@ -195,6 +195,7 @@ struct TaskEngineSide {
     func finishedResult(response: NetworkResponse, url: URL?) -> Result<TaskResult, NetworkError> {
         guard case .file = sink, let file else { return .success(TaskResult(response: response, data: collected)) }
         do throws(SystemError) {
+            try file.applyPendingCut()
             try file.close()
             return .success(TaskResult(response: response, location: URL(fileURLWithPath: file.path)))
         } catch {

@@ -21,6 +21,9 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     static let writeError = ExitCode(rawValue: 23)
     static let readError = ExitCode(rawValue: 26)
     static let timedOut = ExitCode(rawValue: 28)
+    /// curl's `CURLE_RANGE_ERROR`: `-C` asked for the rest of a file and the answer does not
+    /// continue it.
+    static let rangeError = ExitCode(rawValue: 33)
     static let sslConnectError = ExitCode(rawValue: 35)
     /// curl's `CURLE_ABORTED_BY_CALLBACK`: the transfer was stopped from the client side.
     static let aborted = ExitCode(rawValue: 42)
@@ -63,6 +66,10 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         .httpTooManyRedirects: .tooManyRedirects,
         .cannotDecodeContentData: .badContentEncoding,
         .dataLengthExceedsMaximum: .fileSizeExceeded,
+        // -C: the server ignored the range (a 200), answered another one, or refused (a 404
+        // without -f), or the file holds fewer bytes than -C N keeps. curl: "HTTP server doesn't
+        // seem to support byte ranges. Cannot resume."
+        .cannotResumeDownload: .rangeError,
         .cannotWriteToFile: .writeError,
         .cannotCreateFile: .writeError,
         .cannotOpenFile: .readError,

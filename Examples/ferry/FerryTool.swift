@@ -36,6 +36,7 @@ struct FerryTool {
                 console.writeOut(options.showHelp ? HelpText.usage : "ferry \(version) (Ferry)\n")
                 return .ok
             }
+            try options.validateContinuation()
             let postData = PostData(pieces: options.data)
             if !options.silent { console.writeErrorLines(postData.warnings + options.form.flatMap(\.warnings)) }
             builder = try RequestBuilder(options: options, postData: postData)

@@ -13,6 +13,9 @@ enum HelpText {
      -H, --header <header>      Pass custom header(s) to server ('Name:' removes, 'Name;' empty)
      -X, --request <method>     Specify the request method to use
      -o, --output <file>        Write to file instead of stdout (pairs with URLs in order)
+     -C, --continue-at <offset> Resume the -o file at offset ('-': its size); needs -o FILE
+                                for every URL, not with -i/-I; a server that ignores the
+                                range leaves the file as it was (exit 33)
      -i, --include              Include the response head in the output
      -I, --head                 Show document info only (HEAD)
      -m, --max-time <seconds>   Maximum time allowed for a transfer

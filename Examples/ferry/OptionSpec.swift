@@ -44,6 +44,7 @@ struct OptionSpec: Sendable {
         flag("get", "G") { options, on in options.useGet = on },
         value("output", "o") { options, text in options.outputs.append(text) },
         value("url", nil) { options, text in options.addURL(text) },
+        value("continue-at", "C") { options, text throws(UsageError) in options.continueAt = try continueAt(text) },
         flag("include", "i") { options, on in options.include = on },
         flag("head", "I") { options, on in options.headOnly = on },
         value("max-time", "m") { options, text throws(UsageError) in
@@ -159,6 +160,19 @@ struct OptionSpec: Sendable {
             throw numberError(option)
         }
         return value
+    }
+
+    /// `-C`'s argument: `-` (from the file's end) or a byte offset, decimal digits only. curl
+    /// also takes a sign, spaces and hex or octal (`0x10`, `007`); a byte count in the
+    /// file is plain digits, so anything else is more likely a mistake and refused.
+    static func continueAt(_ text: String) throws(UsageError) -> Options.ContinueAt {
+        if text == "-" { return .end }
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { throw numberError("-C") }
+        // curl's own words for the two ways a number can be wrong here.
+        guard !text.hasPrefix("-") else { throw UsageError("option -C: expected a positive numerical parameter") }
+        guard let offset = Int64(digits) else { throw UsageError("option -C: too large number") }
+        return .offset(offset)
     }
 
     /// Bytes with an optional binary suffix: `1000`, `10K`, `2M`, `1G` (curl's units).

@@ -90,6 +90,8 @@ struct Options: Sendable, Equatable {
     var verbose = false
     var writeOut: String?
     var maxFilesize: Int64?
+    /// `-C`/`--continue-at`: continue every `-o` file instead of writing it anew.
+    var continueAt: ContinueAt?
     var parallel = false
     var parallelMax = 50
     /// `--cacert`, `-k`, `--pinnedpubkey`, `--cert`, `--key` and the Ferry-only pinning flags.
@@ -105,6 +107,20 @@ struct Options: Sendable, Equatable {
         case digest
         /// Whichever the server offers, the strongest first, answered when it asks.
         case any
+    }
+
+    /// Where `-C` continues a file from, as curl reads its argument.
+    enum ContinueAt: Sendable, Equatable {
+        /// `-C -`: from the file's end (its size when the transfer starts).
+        case end
+        /// `-C N`: after the file's first N bytes (those after them are replaced).
+        case offset(Int64)
+
+        /// The offset for the library's continuing download: nil is "the file's size".
+        var bytes: Int64? {
+            if case .offset(let count) = self { return count }
+            return nil
+        }
     }
 
     /// URLs paired with their outputs, made as they are read (not stored: a command line may
@@ -141,7 +157,25 @@ struct Options: Sendable, Equatable {
         return (String(text[..<(colon ?? text.endIndex)]), colon.map { String(text[text.index(after: $0)...]) } ?? "")
     }
 
-    /// Whether a failure line goes to standard error: curl's `-s` hides it unless `-S`.
+    /// Refuses `-C` where it would corrupt what it continues.
+    ///
+    /// curl continues standard output too, and with `-i`/`-I` writes the response head into
+    /// the middle of the resumed file. Ferry continues files only, through the library's
+    /// continuing download, which never writes anything but the resource's own bytes after the
+    /// offset: `-C` needs an `-o FILE` for every URL (`-o -` is standard output) and excludes
+    /// `-i` and `-I`. Checked before anything is sent.
+    func validateContinuation() throws(UsageError) {
+        guard continueAt != nil else { return }
+        if include || headOnly {
+            throw UsageError("option -C: cannot be used with \(include ? "-i, --include" : "-I, --head"): the head would "
+                             + "be written into the resumed file", suggestsHelp: false)
+        }
+        if jobs.contains(where: { $0.filePath == nil }) {
+            throw UsageError("option -C: every URL needs its own -o FILE: ferry continues files, not standard output",
+                             suggestsHelp: false)
+        }
+    }
 
+    /// Whether a failure line goes to standard error: curl's `-s` hides it unless `-S`.
     var showsErrors: Bool { !silent || showError }
 }

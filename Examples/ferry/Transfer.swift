@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import Ferry
 import FoundationEssentials
@@ -55,6 +58,9 @@ struct Transfer: Sendable {
                 report.errorMessage = tlsFailure.message
                 return report
             }
+            if let continueAt = options.continueAt, let path = job.filePath {
+                return await continueFile(path, from: continueAt, with: request, report: report)
+            }
             let started = session.dataTask(with: request)
             task = started
             // Only -v needs the delegate: each of its events costs a hop to the delegate queue.
@@ -91,15 +97,7 @@ struct Transfer: Sendable {
             }
         } catch {
             failure = error
-            // A refused tunnel's response is the proxy's answer to CONNECT, not the server's:
-            // curl's %{http_code} stays 000 then.
-            if let response = error.response, error.code != .proxyTunnelFailed { report.record(response) }
-            report.errorMessage = Self.message(for: error, elapsed: ContinuousClock.now - started, received: bodyBytes,
-                                               maxRedirects: options.maxRedirects)
-            // A refused chain's verification result (curl's ssl_verify_result for a failure).
-            if let code = (error.underlyingError as? ServerTrustError)?.trustFailure?.verifyCode {
-                report.sslVerifyResult = Int(code)
-            }
+            record(error, in: &report, elapsed: ContinuousClock.now - started, received: bodyBytes)
         }
         var metrics: TaskMetrics?
         if let task { metrics = await Self.metrics(of: task, waiting: mayHaveAbandonedBody || options.verbose) }
@@ -110,6 +108,91 @@ struct Transfer: Sendable {
             report.exitCode = ExitCode(failure, afterHandshake: Self.passedHandshake(metrics))
         }
         return report
+    }
+
+    /// `-C`: continues the `-o` file with the library's continuing download, the one path of
+    /// every `-C` job (``Options/validateContinuation()`` keeps standard output, `-i` and `-I`
+    /// away from it).
+    ///
+    /// The library sends `Range: bytes=N-` and appends a 206 that starts at N; a 416 naming N
+    /// as the length is the complete file (exit 0, nothing written); any other answer fails
+    /// with `cannotResumeDownload` (33) and leaves the file as it was. With nothing to continue
+    /// (no file, an empty one, `-C 0`) it is an ordinary download into the file.
+    /// ``ContinuationObserver`` carries `-v`, the meter and the figures of `-w`.
+    private func continueFile(_ path: String, from continueAt: Options.ContinueAt, with request: NetworkRequest,
+                              report: TransferReport) async -> TransferReport {
+        var report = report
+        let sizeBefore = Self.fileSize(path)
+        if options.verbose, let offset = continueAt.bytes ?? sizeBefore, offset > 0 {
+            console.writeError("** Resuming transfer from byte position \(offset)\n")
+        }
+        let observer = ContinuationObserver(verbose: options.verbose ? TransferObserver(console: console) : nil,
+                                            progress: progress)
+        let started = ContinuousClock.now
+        var failure: NetworkError?
+        var droppedBody = false
+        do {
+            let (_, response) = try await session.download(for: request, continuing: URL(fileURLWithPath: path),
+                                                            from: continueAt.bytes, delegate: observer)
+            report.record(response)
+            // A continued file never receives an error body (the library refuses the answer);
+            // an ordinary download writes whatever comes, and curl -f writes none of it.
+            if options.fail && response.statusCode >= 400 && !observer.isComplete(response) {
+                report.exitCode = .httpError
+                report.errorMessage = "The requested URL returned error: \(response.statusCode)"
+                Self.dropErrorBody(path, existed: sizeBefore != nil)
+                droppedBody = true
+            }
+        } catch {
+            failure = error
+            // A refused continuation's head reaches the delegate only inside the error.
+            if options.verbose, observer.response == nil, let response = error.response, error.code == .cannotResumeDownload {
+                console.writeError(HeadFormatter.verboseResponse(response))
+            }
+            record(error, in: &report, elapsed: ContinuousClock.now - started, received: observer.written)
+        }
+        let metrics = observer.metrics
+        if let metrics { report.record(metrics) }
+        // Bytes that went into the file this time and stay there: not the 416's page, not a
+        // refused or dropped body (curl -f stops at the head: 0).
+        report.sizeDownload = droppedBody ? 0 : observer.written
+        if let failure {
+            if options.fail, failure.code == .cannotResumeDownload, let status = failure.response?.statusCode, status >= 400 {
+                // curl -f judges the status before the range: a 404 is 22, not 33.
+                report.exitCode = .httpError
+                report.errorMessage = "The requested URL returned error: \(status)"
+            } else {
+                report.exitCode = ExitCode(failure, afterHandshake: Self.passedHandshake(metrics))
+            }
+        }
+        return report
+    }
+
+    /// What a failure tells the report: the response it carries (`%{http_code}`), the
+    /// `ferry: (N)` sentence and a refused chain's verification result.
+    private func record(_ error: NetworkError, in report: inout TransferReport, elapsed: Duration, received: Int64) {
+        // A refused tunnel's response is the proxy's answer to CONNECT, not the server's:
+        // curl's %{http_code} stays 000 then.
+        if let response = error.response, error.code != .proxyTunnelFailed { report.record(response) }
+        report.errorMessage = Self.message(for: error, elapsed: elapsed, received: received, maxRedirects: options.maxRedirects)
+        // A refused chain's verification result (curl's ssl_verify_result for a failure).
+        if let code = (error.underlyingError as? ServerTrustError)?.trustFailure?.verifyCode {
+            report.sslVerifyResult = Int(code)
+        }
+    }
+
+    /// The size of the file at `path`, or nil when there is none.
+    private static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+    }
+
+    /// Takes an error body back out of an ordinary `-C` download's file, as curl -f never
+    /// writes it: the file is removed if this transfer made it, else emptied (it was empty,
+    /// or `-C 0` had it rewritten from its first byte). Left in place, the next `-C -` would
+    /// continue the error page.
+    private static func dropErrorBody(_ path: String, existed: Bool) {
+        if existed { _ = truncate(path, 0) } else { _ = unlink(path) }
     }
 
     /// Whether the last exchange's connection had its TLS handshake behind it when the

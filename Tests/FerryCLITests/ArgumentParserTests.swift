@@ -123,6 +123,33 @@ struct ArgumentParserTests {
         #expect(usageError("--max-filesize", "99999999999G", "a") != nil)
     }
 
+    @Test func continueAtTakesADashOrAByteOffset() throws {
+        #expect(try parse("a").continueAt == nil)
+        #expect(try parse("-C", "-", "-o", "f", "a").continueAt == .end)
+        #expect(try parse("-C-", "a").continueAt == .end, "attached, as curl")
+        #expect(try parse("--continue-at", "-", "a").continueAt == .end)
+        #expect(try parse("-C", "0", "a").continueAt == .offset(0))
+        #expect(try parse("-C", "1234", "a").continueAt == .offset(1234))
+        #expect(try parse("--continue-at", "9223372036854775807", "a").continueAt == .offset(Int64.max))
+        #expect(try parse("--cont", "7", "a").continueAt == .offset(7), "a unique prefix")
+        #expect(try parse("-C", "5", "-C", "-", "a").continueAt == .end, "the last one wins, as curl")
+        #expect(Options.ContinueAt.end.bytes == nil)
+        #expect(Options.ContinueAt.offset(42).bytes == 42)
+    }
+
+    /// curl also takes a sign, spaces, hex and octal; ferry wants the plain digits of a byte count.
+    @Test(arguments: ["abc", "", "1.5", "5x", "+5", " 5", "0x10", "--", "-x", "1e3"])
+    func continueAtRefusesWhatIsNotAByteCount(_ value: String) {
+        #expect(usageError("-C", value, "a") == UsageError("option -C: expected a proper numerical parameter"),
+                "\(value.debugDescription)")
+    }
+
+    @Test func continueAtSaysWhyANumberIsRefusedInCurlsWords() {
+        #expect(usageError("-C", "-5", "a") == UsageError("option -C: expected a positive numerical parameter"))
+        #expect(usageError("--continue-at", "99999999999999999999", "a") == UsageError("option -C: too large number"))
+        #expect(usageError("a", "-C") == UsageError("option -C: requires parameter"))
+    }
+
     @Test func parallelMaxIsClampedAsCurl() throws {
         #expect(try parse("a").parallelMax == 50)
         #expect(try parse("--parallel-max", "0", "a").parallelMax == 50)

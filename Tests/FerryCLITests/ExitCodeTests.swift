@@ -16,6 +16,7 @@ struct ExitCodeTests {
         (.httpTooManyRedirects, 47),
         (.cannotDecodeContentData, 61),
         (.dataLengthExceedsMaximum, 63),
+        (.cannotResumeDownload, 33),
         (.cannotWriteToFile, 23), (.cannotCreateFile, 23),
         (.cannotOpenFile, 26), (.requestBodyFailed, 26),
         (.invalidRequest, 2),

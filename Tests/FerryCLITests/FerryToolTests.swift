@@ -38,6 +38,29 @@ struct FerryToolTests {
         #expect(await run("-I", "-d", "a=b", "http://127.0.0.1:9/").code == .usage)
     }
 
+    /// curl would continue standard output, and write the head into the resumed file with
+    /// -i/-I; ferry refuses both before anything is sent.
+    @Test(arguments: [
+        (["-C", "-", "http://127.0.0.1:9/"], "option -C: every URL needs its own -o FILE"),
+        (["-C", "5", "-o", "-", "http://127.0.0.1:9/"], "option -C: every URL needs its own -o FILE"),
+        (["-C", "-", "-o", "f", "http://127.0.0.1:9/a", "http://127.0.0.1:9/b"], "option -C: every URL needs its own -o FILE"),
+        (["-C", "-", "-i", "-o", "f", "http://127.0.0.1:9/"], "option -C: cannot be used with -i, --include"),
+        (["--continue-at", "0", "-I", "-o", "f", "http://127.0.0.1:9/"], "option -C: cannot be used with -I, --head"),
+    ])
+    func continueAtRefusesStandardOutputAndTheHead(_ arguments: [String], _ message: String) async {
+        let captured = CapturedConsole()
+        let code = await FerryTool.run(arguments, console: captured.console)
+        let (out, err) = captured.finish()
+        #expect(code == .usage)
+        #expect(err.hasPrefix("ferry: \(message)"), "\(err)")
+        #expect(err.split(separator: "\n").count == 1, "no --help hint: the option is right, the combination is not")
+        #expect(out.isEmpty)
+    }
+
+    @Test func continueAtIsInTheHelpText() {
+        #expect(HelpText.usage.contains(" -C, --continue-at <offset> "))
+    }
+
     @Test func noURL() async {
         let result = await run("-sS")
         #expect(result.code == .usage)

@@ -130,46 +130,38 @@ struct EndToEndContinueScriptedTests {
         #expect(server.receivedRequestHeads(connection: 0).first?.value(of: "Range") == nil)
     }
 
-    // MARK: - The library's file handling (known issues, see the report of the -C change)
+    // MARK: - The caller's file is never lost
 
     /// curl keeps the bytes of a first download that was cut short, so `-C -` in a retry loop
-    /// makes progress. The library runs "nothing to continue" as an ordinary download, which
-    /// removes its file when it fails, though the continuing call says the file is never removed.
+    /// makes progress: the continuing call never removes the caller's file.
     @Test func firstDownloadCutShortKeepsItsBytes() async throws {
         let server = try server([.reply("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n01234")])
         defer { server.shutdown() }
         let directory = try TemporaryDirectory()
         let result = try await FerryProcess.run("-sS", "-C", "-", "-o", directory.path("file"), server.url("/f").absoluteString)
         #expect(result.status == 18, "\(result)")
-        withKnownIssue("Session.download(for:continuing:) removes the file of a failed download that had nothing to continue") {
-            #expect(directory.contents("file") == Array("01234".utf8))
-        }
+        #expect(directory.contents("file") == Array("01234".utf8))
     }
 
-    /// `-C 0` on a file holding bytes, and the server cannot be reached: curl never opened the
-    /// file; the library truncates it before connecting and removes it when the connection fails.
+    /// `-C 0` on a file holding bytes, and the server cannot be reached: the file is as it was
+    /// (it is cut only once an answer's body is written).
     @Test func offsetZeroKeepsTheFileWhenNothingArrives() async throws {
         let refusing = try RefusingPort()
         defer { refusing.close() }
         let (directory, file) = try directory(holding: Self.whole)
         let result = try await FerryProcess.run("-sS", "-C", "0", "-o", file, "http://127.0.0.1:\(refusing.port)/f")
         #expect(result.status == 7, "\(result)")
-        withKnownIssue("Session.download(for:continuing:from: 0) truncates the caller's file first and removes it on failure") {
-            #expect(directory.contents("file") == Self.whole)
-        }
+        #expect(directory.contents("file") == Self.whole)
     }
 
-    /// The library's continuing call says a refused answer leaves the file untouched, but it
-    /// cuts the bytes past N before it sends the request, so they are gone when the answer
-    /// is refused.
+    /// A refused answer leaves the file untouched: the bytes past N are cut only once the rest
+    /// is accepted.
     @Test func refusedAnswerLeavesTheBytesPastTheOffset() async throws {
         let server = try server([.reply("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789")])
         defer { server.shutdown() }
         let (directory, file) = try directory(holding: Self.whole)
         let result = try await FerryProcess.run("-sS", "-C", "5", "-o", file, server.url("/f").absoluteString)
         #expect(result.status == 33, "\(result)")
-        withKnownIssue("Session.download(for:continuing:from: N) cuts the file to N before the answer is judged") {
-            #expect(directory.contents("file") == Self.whole)
-        }
+        #expect(directory.contents("file") == Self.whole)
     }
 }

@@ -58,7 +58,9 @@ struct Transfer: Sendable {
                 report.errorMessage = tlsFailure.message
                 return report
             }
-            if let continueAt = options.continueAt, let path = job.filePath {
+            // With nothing to continue (no file, an empty one, -C 0) -C is an ordinary download,
+            // by the ordinary path: the file is opened only for a body it keeps, as curl's.
+            if let continueAt = options.continueAt, let path = job.filePath, (continueAt.bytes ?? Self.fileSize(path) ?? 0) > 0 {
                 return await continueFile(path, from: continueAt, with: request, report: report)
             }
             let started = session.dataTask(with: request)
@@ -104,20 +106,21 @@ struct Transfer: Sendable {
         if report.httpCode == 0, let response = task?.response { report.record(response) }
         report.sizeDownload = bodyBytes
         if let metrics { report.record(metrics) }
+        // curl -f stops at the head: whatever of the body came with it is not counted.
+        if report.exitCode == .httpError { report.sizeDownload = 0 }
         if let failure {
             report.exitCode = ExitCode(failure, afterHandshake: Self.passedHandshake(metrics))
         }
         return report
     }
 
-    /// `-C`: continues the `-o` file with the library's continuing download, the one path of
-    /// every `-C` job (``Options/validateContinuation()`` keeps standard output, `-i` and `-I`
-    /// away from it).
+    /// `-C` with bytes to continue: the `-o` file goes on with the library's continuing
+    /// download, the one path of every such job (``Options/validateContinuation()`` keeps
+    /// standard output, `-i` and `-I` away from it).
     ///
     /// The library sends `Range: bytes=N-` and appends a 206 that starts at N; a 416 naming N
     /// as the length is the complete file (exit 0, nothing written); any other answer fails
-    /// with `cannotResumeDownload` (33) and leaves the file as it was. With nothing to continue
-    /// (no file, an empty one, `-C 0`) it is an ordinary download into the file.
+    /// with `cannotResumeDownload` (33) and leaves the file as it was.
     /// ``ContinuationObserver`` carries `-v`, the meter and the figures of `-w`.
     private func continueFile(_ path: String, from continueAt: Options.ContinueAt, with request: NetworkRequest,
                               report: TransferReport) async -> TransferReport {
@@ -130,19 +133,11 @@ struct Transfer: Sendable {
                                             progress: progress)
         let started = ContinuousClock.now
         var failure: NetworkError?
-        var droppedBody = false
         do {
+            // A continued file never receives an error body: the library refuses the answer.
             let (_, response) = try await session.download(for: request, continuing: URL(fileURLWithPath: path),
                                                             from: continueAt.bytes, delegate: observer)
             report.record(response)
-            // A continued file never receives an error body (the library refuses the answer);
-            // an ordinary download writes whatever comes, and curl -f writes none of it.
-            if options.fail && response.statusCode >= 400 && !observer.isComplete(response) {
-                report.exitCode = .httpError
-                report.errorMessage = "The requested URL returned error: \(response.statusCode)"
-                Self.dropErrorBody(path, existed: sizeBefore != nil)
-                droppedBody = true
-            }
         } catch {
             failure = error
             // A refused continuation's head reaches the delegate only inside the error.
@@ -154,11 +149,12 @@ struct Transfer: Sendable {
         let metrics = observer.metrics
         if let metrics { report.record(metrics) }
         // Bytes that went into the file this time and stay there: not the 416's page, not a
-        // refused or dropped body (curl -f stops at the head: 0).
-        report.sizeDownload = droppedBody ? 0 : observer.written
+        // refused body.
+        report.sizeDownload = observer.written
         if let failure {
             if options.fail, failure.code == .cannotResumeDownload, let status = failure.response?.statusCode, status >= 400 {
-                // curl -f judges the status before the range: a 404 is 22, not 33.
+                // curl -f judges the status before the range: a 404 is 22, not 33 (and so is a
+                // 416 of another length; the one that names the file's length is success).
                 report.exitCode = .httpError
                 report.errorMessage = "The requested URL returned error: \(status)"
             } else {
@@ -185,14 +181,6 @@ struct Transfer: Sendable {
     private static func fileSize(_ path: String) -> Int64? {
         var info = stat()
         return stat(path, &info) == 0 ? Int64(info.st_size) : nil
-    }
-
-    /// Takes an error body back out of an ordinary `-C` download's file, as curl -f never
-    /// writes it: the file is removed if this transfer made it, else emptied (it was empty,
-    /// or `-C 0` had it rewritten from its first byte). Left in place, the next `-C -` would
-    /// continue the error page.
-    private static func dropErrorBody(_ path: String, existed: Bool) {
-        if existed { _ = truncate(path, 0) } else { _ = unlink(path) }
     }
 
     /// Whether the last exchange's connection had its TLS handshake behind it when the

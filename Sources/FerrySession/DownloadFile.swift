@@ -60,13 +60,14 @@ final class DownloadFile: @unchecked Sendable {
     }
 
     /// Opens a file to go on writing after its first `offset` bytes (those after them are cut
-    /// off). Only a regular file is opened; from offset 0 one is created if missing, after
-    /// that a file that is gone cannot be continued. A path from resume data (not `callers`)
-    /// is not followed through a symbolic link: the data is outside input.
-    static func continuing(path: String, keeping offset: Int64, callers: Bool) throws(ResumeFailure) -> DownloadFile {
+    /// off at the first write, or when the download finishes: a refused answer leaves them).
+    /// Only a regular file is opened; from offset 0 one is created if missing, after that a
+    /// file that is gone cannot be continued. A path from resume data is not followed through
+    /// a symbolic link (`followingLinks` false): the data is outside input.
+    static func continuing(path: String, keeping offset: Int64, followingLinks: Bool) throws(ResumeFailure) -> DownloadFile {
         var flags = O_WRONLY | O_CLOEXEC | O_NONBLOCK
         if offset == 0 { flags |= O_CREAT }
-        if !callers { flags |= O_NOFOLLOW }
+        if !followingLinks { flags |= O_NOFOLLOW }
         let fd = open(path, flags, 0o644)
         guard fd >= 0 else { throw .partialFile(path: path, SystemError(errno: errno, syscall: "open")) }
         var info = stat()
@@ -97,17 +98,12 @@ final class DownloadFile: @unchecked Sendable {
         cutPending = false
     }
 
-    /// Starts the file over: empty, written from byte 0.
+    /// Starts the file over from byte 0; what it holds goes at the first write (or when the
+    /// download finishes), so a connection lost right after the answer leaves it as it was.
     func restart() throws(SystemError) {
-        try cut(to: 0)
-    }
-
-    /// Keeps the first `offset` bytes and goes on writing after them.
-    private func cut(to offset: Int64) throws(SystemError) {
-        guard ftruncate(fd, off_t(offset)) == 0 else { throw SystemError(errno: errno, syscall: "ftruncate") }
-        guard lseek(fd, off_t(offset), SEEK_SET) >= 0 else { throw SystemError(errno: errno, syscall: "lseek") }
-        length = offset
-        cutPending = false
+        guard lseek(fd, 0, SEEK_SET) >= 0 else { throw SystemError(errno: errno, syscall: "lseek") }
+        cutPending = cutPending || length > 0
+        length = 0
     }
 
     /// Writes all of `bytes`, retrying short writes and EINTR.

@@ -83,7 +83,8 @@ struct DownloadResumeData: Codable, Equatable, Sendable {
         } catch {
             throw .corrupt("resume data version \(versioned.version) lacks a field: \(error)")
         }
-        guard decoded.bytesOnDisk >= 0, !decoded.partialFilePath.isEmpty,
+        // Ferry writes resume data only with bytes on disk.
+        guard decoded.bytesOnDisk > 0, !decoded.partialFilePath.isEmpty,
               decoded.expectedLength.map({ $0 >= decoded.bytesOnDisk }) ?? true else {
             throw .corrupt("resume data says \(decoded.bytesOnDisk) bytes in \"\(decoded.partialFilePath)\"")
         }

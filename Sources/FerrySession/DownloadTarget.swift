@@ -33,7 +33,7 @@ indirect enum DownloadTarget {
     var removesFile: Bool {
         switch self {
         case .temporary: true
-        case .continuing(let continuation): continuation.isTemporary && !continuation.isCallersFile
+        case .continuing(let continuation): continuation.isTemporary && !continuation.isCallersFile && !continuation.keepsFile
         case .destination, .unusable: false
         }
     }
@@ -56,6 +56,12 @@ struct DownloadContinuation: Sendable {
     var isTemporary: Bool
     /// The caller named the file (curl's `-C`): it is never removed, whatever happens.
     var isCallersFile: Bool
+    /// The path may be followed through a symbolic link: only one the caller passed now, never
+    /// one read from resume data (outside input).
+    var followsLinks = false
+    /// The finished file is the caller's to move or remove, even a temporary one (the async
+    /// ``Session/download(resumeFrom:delegate:)`` returns it).
+    var keepsFile = false
 
     /// The task that resume data continues: its request and target. Data that cannot be read
     /// makes a target that fails the task when it starts, as URLSession's task does.
@@ -74,8 +80,9 @@ struct DownloadContinuation: Sendable {
             guard let name = HTTPField.Name(field.name), HTTPField.isValidValue(field.value) else { continue }
             request.headerFields.append(HTTPField(name: name, value: field.value))
         }
-        // A temporary file Ferry would remove once handed over must be one of its own.
-        if resume.isTemporary, !resume.isCallersFile, !DownloadFile.isTemporaryName(resume.partialFilePath) {
+        // Ferry writes resume data for two kinds of file only: a temporary one of its own, and
+        // one the caller named to be continued.
+        if !resume.isCallersFile, !(resume.isTemporary && DownloadFile.isTemporaryName(resume.partialFilePath)) {
             let failure = ResumeFailure.resumeData(.corrupt("\"\(resume.partialFilePath)\" is not one of Ferry's temporary files"))
             return (request, .unusable(NetworkError(SessionFailure.cannotResume(failure), url: resume.url)))
         }
@@ -87,7 +94,8 @@ struct DownloadContinuation: Sendable {
 
     /// The task that continues the caller's `file` from `offset` (nil: from its end) with
     /// `request`. A missing or empty file, or an offset of 0, is an ordinary download into it
-    /// (created or truncated); either way the file is never removed.
+    /// (created if missing, its old bytes cut at the first write); either way the file is never
+    /// removed.
     static func task(_ request: NetworkRequest, continuing file: URL, from offset: Int64?) -> (NetworkRequest, DownloadTarget) {
         let path = file.path
         if let offset, offset < 0 {
@@ -100,7 +108,7 @@ struct DownloadContinuation: Sendable {
             if stat(path, &info) == 0 { start = Int64(info.st_size) }
         }
         let continuation = DownloadContinuation(path: path, offset: start, validator: nil, expectedLength: nil,
-                                                isTemporary: false, isCallersFile: true)
+                                                isTemporary: false, isCallersFile: true, followsLinks: true)
         return (continuation.asking(request), .continuing(continuation))
     }
 

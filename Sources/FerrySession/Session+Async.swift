@@ -71,7 +71,7 @@ extension Session {
     public func download(resumeFrom resumeData: Data, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (URL, NetworkResponse) {
         var (request, target) = DownloadContinuation.task(resumingFrom: resumeData)
         if case .continuing(var continuation) = target {
-            continuation.isTemporary = false
+            continuation.keepsFile = true
             target = .continuing(continuation)
         }
         return try await download(request, into: target, delegate: delegate)

@@ -167,7 +167,7 @@ extension SessionTask {
         guard let validator else { return nil }
         return DownloadResumeData(url: request.url, headerFields: Self.replayedFields(of: request), validator: validator,
                                   bytesOnDisk: file.length, partialFilePath: file.path, expectedLength: expected,
-                                  isTemporary: target.removesFile, isCallersFile: continued?.isCallersFile ?? false).encoded()
+                                  isTemporary: continued?.isTemporary ?? true, isCallersFile: continued?.isCallersFile ?? false).encoded()
     }
 
     /// Resume data that continues `continuation` again from the same bytes (nil without a

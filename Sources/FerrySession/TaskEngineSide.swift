@@ -119,7 +119,7 @@ struct TaskEngineSide {
         case .continuing(let continuation):
             do throws(ResumeFailure) {
                 file = try DownloadFile.continuing(path: continuation.path, keeping: continuation.offset,
-                                                   callers: continuation.isCallersFile)
+                                                   followingLinks: continuation.followsLinks)
             } catch {
                 throw NetworkError(SessionFailure.cannotResume(error), url: request.url)
             }
@@ -192,14 +192,17 @@ struct TaskEngineSide {
     // MARK: - End
 
     /// What the output holds once the exchange completed.
-    func finishedResult(response: NetworkResponse, url: URL?) -> Result<TaskResult, NetworkError> {
+    /// The file is closed (or, after a failure, removed unless it is the caller's): nothing
+    /// is left for the task's settlement to keep or name in resume data.
+    mutating func finishedResult(response: NetworkResponse, url: URL?) -> Result<TaskResult, NetworkError> {
         guard case .file = sink, let file else { return .success(TaskResult(response: response, data: collected)) }
+        self.file = nil
         do throws(SystemError) {
             try file.applyPendingCut()
             try file.close()
             return .success(TaskResult(response: response, location: URL(fileURLWithPath: file.path)))
         } catch {
-            if !keepsCallersFile { file.discard() }
+            if !keepsCallersFile { file.discard() } else { try? file.close() }
             return .failure(NetworkError(EngineError(.fileWriteFailed(path: file.path, error)), url: url))
         }
     }

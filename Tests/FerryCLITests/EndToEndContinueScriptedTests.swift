@@ -88,7 +88,7 @@ struct EndToEndContinueScriptedTests {
         let server = try server([[.readRequest, .send(Self.partial(from: 3, sending: 2)), .stallUntilClosed]])
         defer { server.shutdown() }
         let (directory, file) = try directory(holding: Array("012".utf8))
-        let result = try await FerryProcess.run("-sS", "-m", "0.5", "-C", "-", "-o", file, server.url("/f").absoluteString)
+        let result = try await FerryProcess.run("-sS", "-m", "2", "-C", "-", "-o", file, server.url("/f").absoluteString)
         #expect(result.status == 28, "\(result)")
         #expect(result.stderr.hasPrefix("ferry: (28) Operation timed out after "), "\(result)")
         #expect(result.stderr.hasSuffix(" with 2 bytes received\n"), "\(result)")
@@ -128,6 +128,17 @@ struct EndToEndContinueScriptedTests {
         #expect(result.stdoutText == "404 0")
         #expect(directory.contents("file") == (fileExisted ? [] : nil))
         #expect(server.receivedRequestHeads(connection: 0).first?.value(of: "Range") == nil)
+    }
+
+    /// `-f -C 0` against a 404: nothing to continue, so an ordinary download, which opens the
+    /// file only for a body it keeps: the file's bytes stay, as with curl.
+    @Test func failFromOffsetZeroLeavesTheFileAsItWas() async throws {
+        let server = try server([.reply("HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found")])
+        defer { server.shutdown() }
+        let (directory, file) = try directory(holding: Self.whole)
+        let result = try await FerryProcess.run("-sS", "-f", "-C", "0", "-o", file, server.url("/f").absoluteString)
+        #expect(result.status == 22, "\(result)")
+        #expect(directory.contents("file") == Self.whole)
     }
 
     // MARK: - The caller's file is never lost

@@ -112,8 +112,9 @@ struct DataTaskOutputTests {
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
             let delegate = RecordingDelegate(queue: session.delegateQueue, disposition: .becomeDownload)
-            // A body that trickles for seconds: the download is cancelled while it runs.
-            let task = session.dataTask(with: NetworkRequest(url: server.url("/drip?numbytes=2000&duration=10")))
+            // A body that trickles for half a minute: the download is cancelled while it runs,
+            // even when a loaded machine starves this test's polling for a while.
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/drip?numbytes=3000&duration=30&delay=0")))
             task.delegate = delegate
             task.resume()
             #expect(await waitUntil { session.allTasks.first is DownloadTask })

@@ -51,7 +51,7 @@ struct SessionResumeTests {
     static func interruptedDownload(_ session: Session, url: URL, cut: Cut, at offset: Int, received: AsyncEvent) async throws -> Data {
         var request = NetworkRequest(url: url)
         request.headerFields[.authorization] = "Bearer kept"
-        if cut == .timeout { request.timeoutInterval = .milliseconds(300) }
+        if cut == .timeout { request.timeoutInterval = .seconds(1) }
         let task = session.downloadTask(with: request)
         let failure = Mutex<NetworkError?>(nil)
         let done = AsyncEvent()

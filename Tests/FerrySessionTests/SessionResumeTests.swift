@@ -149,13 +149,11 @@ struct SessionResumeTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let partial = SessionTest.temporaryURL("changed")
-            defer { try? FileManager.default.removeItem(at: partial) }
             // What an earlier version of /range/N left on disk: other bytes, another ETag.
-            try Data(repeating: 7, count: 5_000).write(to: partial)
-            let resumeData = DownloadResumeData(
-                url: server.url("/range/30000"), headerFields: [], validator: .entityTag("\"an-older-version\""),
-                bytesOnDisk: 5_000, partialFilePath: partial.path, expectedLength: 30_000, isCallersFile: true).encoded()
+            let (resumeData, partial) = try Self.partialDownload(
+                [UInt8](repeating: 7, count: 5_000), of: server.url("/range/30000"),
+                validator: .entityTag("\"an-older-version\""), expectedLength: 30_000, name: "changed")
+            defer { try? FileManager.default.removeItem(at: partial) }
             let delegate = ResumeRecorder()
             let (location, response) = try await session.download(resumeFrom: resumeData, delegate: delegate)
             #expect(response.statusCode == 200)
@@ -170,12 +168,10 @@ struct SessionResumeTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let partial = SessionTest.temporaryURL("honoured")
+            let (resumeData, partial) = try Self.partialDownload(
+                TestBytes.pattern(count: 12_345), of: server.url("/range/100000"),
+                validator: .lastModified("Thu, 01 Jan 2026 00:00:00 GMT"), expectedLength: 100_000, name: "honoured")
             defer { try? FileManager.default.removeItem(at: partial) }
-            try Data(TestBytes.pattern(count: 12_345)).write(to: partial)
-            let resumeData = DownloadResumeData(
-                url: server.url("/range/100000"), headerFields: [], validator: .lastModified("Thu, 01 Jan 2026 00:00:00 GMT"),
-                bytesOnDisk: 12_345, partialFilePath: partial.path, expectedLength: 100_000, isCallersFile: true).encoded()
             let (location, response) = try await session.download(resumeFrom: resumeData)
             #expect(response.statusCode == 206)
             #expect(try Data(contentsOf: location) == Data(TestBytes.pattern(count: 100_000)))
@@ -187,12 +183,10 @@ struct SessionResumeTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let partial = SessionTest.temporaryURL("complete")
+            let (resumeData, partial) = try Self.partialDownload(
+                TestBytes.pattern(count: 4_000), of: server.url("/range/4000"),
+                validator: .entityTag("\"range-4000\""), expectedLength: 4_000, name: "complete")
             defer { try? FileManager.default.removeItem(at: partial) }
-            try Data(TestBytes.pattern(count: 4_000)).write(to: partial)
-            let resumeData = DownloadResumeData(
-                url: server.url("/range/4000"), headerFields: [], validator: .entityTag("\"range-4000\""),
-                bytesOnDisk: 4_000, partialFilePath: partial.path, expectedLength: 4_000, isCallersFile: true).encoded()
             let delegate = ResumeRecorder()
             let (location, response) = try await session.download(resumeFrom: resumeData, delegate: delegate)
             #expect(response.statusCode == 416)
@@ -275,6 +269,17 @@ struct SessionResumeTests {
         }
     }
 
+    /// Writes `bytes` to a new partial file and returns resume data that continues it from
+    /// `url`, as a file of the caller's (the test removes it).
+    static func partialDownload(_ bytes: [UInt8], of url: URL, validator: DownloadResumeData.Validator,
+                                expectedLength: Int64?, name: String) throws -> (Data, URL) {
+        let partial = SessionTest.temporaryURL(name)
+        try Data(bytes).write(to: partial)
+        let data = DownloadResumeData(url: url, headerFields: [], validator: validator, bytesOnDisk: Int64(bytes.count),
+                                      partialFilePath: partial.path, expectedLength: expectedLength, isCallersFile: true).encoded()
+        return (data, partial)
+    }
+
     /// Resumes `task` and returns its error (nil when it succeeded).
     static func failure(of task: DownloadTask) async -> NetworkError? {
         let failure = Mutex<NetworkError?>(nil)
@@ -290,13 +295,11 @@ struct SessionResumeTests {
 
     @Test("a continued download that fails before its answer keeps the file and hands new resume data")
     func failingBeforeTheAnswerKeepsTheFile() async throws {
-        let partial = SessionTest.temporaryURL("ferry-download-unreachable")
-        defer { try? FileManager.default.removeItem(at: partial) }
-        try Data(TestBytes.pattern(count: 900)).write(to: partial)
         let closed = try RefusingPort()
-        let resumeData = DownloadResumeData(url: URL(string: "http://127.0.0.1:\(closed.port)/file")!, headerFields: [],
-                                            validator: .entityTag("\"v\""), bytesOnDisk: 900, partialFilePath: partial.path,
-                                            expectedLength: 2_000, isCallersFile: true).encoded()
+        let (resumeData, partial) = try Self.partialDownload(
+            TestBytes.pattern(count: 900), of: URL(string: "http://127.0.0.1:\(closed.port)/file")!,
+            validator: .entityTag("\"v\""), expectedLength: 2_000, name: "unreachable")
+        defer { try? FileManager.default.removeItem(at: partial) }
         let session = Session(configuration: SessionTest.configuration())
         defer { session.invalidateAndCancel() }
         let error = await Self.failure(of: session.downloadTask(withResumeData: resumeData))

@@ -78,7 +78,7 @@ final class DownloadFile: @unchecked Sendable {
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             Glibc.close(fd)
-            throw .partialFile(path: path, SystemError(errno: EINVAL, syscall: "fstat (not a regular file)"))
+            throw .notRegularFile(path: path)
         }
         guard Int64(info.st_size) >= offset else {
             Glibc.close(fd)

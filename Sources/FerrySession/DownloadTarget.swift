@@ -131,6 +131,8 @@ enum ResumeFailure: Error, CustomStringConvertible {
     case resumeData(ResumeDataError)
     /// The partial file cannot be opened (it is gone, or not readable).
     case partialFile(path: String, SystemError)
+    /// The path names a directory, a device, a FIFO or a socket.
+    case notRegularFile(path: String)
     /// The partial file holds fewer bytes than the download would continue from.
     case partialFileShort(path: String, size: Int64, offset: Int64)
     /// The server's answer does not fit the bytes on disk.
@@ -142,6 +144,7 @@ enum ResumeFailure: Error, CustomStringConvertible {
         switch self {
         case .resumeData(let error): error.description
         case .partialFile(let path, let error): "Cannot continue the download in \(path): \(error.errnoText)"
+        case .notRegularFile(let path): "Cannot continue the download in \(path): it is not a regular file"
         case .partialFileShort(let path, let size, let offset):
             "Cannot continue the download at byte \(offset): \(path) holds \(size) bytes"
         case .mismatch(let why): "Cannot continue the download: \(why)"

@@ -65,6 +65,11 @@ struct SessionResumeDataRefusalTests {
             #expect(error?.code == .cannotResumeDownload)
             #expect(error?.reason.contains(words) == true, "\(String(describing: error))")
         }
+        // A caller's file may be anywhere, but only a regular one is written.
+        let device = DownloadResumeData(url: url, headerFields: [], validator: .entityTag("\"a\""), bytesOnDisk: 3,
+                                        partialFilePath: "/dev/null", expectedLength: nil, isCallersFile: true).encoded()
+        let error = await SessionResumeTests.failure(of: session.downloadTask(withResumeData: device))
+        #expect(error?.reason.contains("/dev/null: it is not a regular file") == true, "\(String(describing: error))")
         #expect(try Data(contentsOf: precious) == Data("keep me".utf8))
     }
 }

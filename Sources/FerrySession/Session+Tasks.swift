@@ -87,8 +87,9 @@ extension Session {
     /// already (a 416 naming its length), the task succeeds with the file as it is. Resume data
     /// that is corrupt or of another version, a partial file that is gone, or an answer that
     /// does not fit the bytes on disk fails the task with ``NetworkError/Code/cannotResumeDownload``.
-    /// The file ends where the first task's would have: a temporary file handed to the delegate
-    /// or completion handler, or the destination of ``download(for:to:delegate:)``.
+    /// The file is handed to the delegate or completion handler as the first task's would have
+    /// been: a temporary file (removed afterwards), or the caller's file a task made with
+    /// ``downloadTask(with:continuing:from:)`` was continuing (kept).
     public func downloadTask(withResumeData resumeData: Data) -> DownloadTask {
         let (request, target) = DownloadContinuation.task(resumingFrom: resumeData)
         return DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(target), kind: .download)

@@ -89,7 +89,7 @@ extension Session {
 
     private func download(_ request: NetworkRequest, into target: DownloadTarget,
                           delegate: (any SessionTaskDelegate)?) async throws(NetworkError) -> (URL, NetworkResponse) {
-        let task = DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(target), kind: .download)
+        let task = downloadTask(request, into: target)
         task.delegate = delegate
         let result = try await task.outcome()
         guard let location = result.location else {

@@ -61,7 +61,7 @@ extension Session {
     /// A task that writes the body of `request` to a temporary file and hands it to its
     /// ``SessionDownloadDelegate``.
     public func downloadTask(with request: NetworkRequest) -> DownloadTask {
-        DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(.temporary), kind: .download)
+        downloadTask(request, into: .temporary)
     }
 
     /// A task that writes the body of `request` to a temporary file and calls
@@ -92,7 +92,7 @@ extension Session {
     /// ``downloadTask(with:continuing:from:)`` was continuing (kept).
     public func downloadTask(withResumeData resumeData: Data) -> DownloadTask {
         let (request, target) = DownloadContinuation.task(resumingFrom: resumeData)
-        return DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(target), kind: .download)
+        return downloadTask(request, into: target)
     }
 
     /// ``downloadTask(withResumeData:)`` with a completion handler, as
@@ -119,7 +119,13 @@ extension Session {
     /// it, and so is an offset of 0; an offset past the file's end fails.
     public func downloadTask(with request: NetworkRequest, continuing file: URL, from offset: Int64? = nil) -> DownloadTask {
         let (request, target) = DownloadContinuation.task(request, continuing: file, from: offset)
-        return DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(target), kind: .download)
+        return downloadTask(request, into: target)
+    }
+
+    /// A download task that writes the body of `request` to `target`: every factory's, the
+    /// async calls' and a data task's that becomes a download.
+    func downloadTask(_ request: NetworkRequest, into target: DownloadTarget) -> DownloadTask {
+        DownloadTask(session: self, identifier: nextTaskIdentifier(), request: request, sink: .file(target), kind: .download)
     }
 
     private func makeUploadTask(_ request: NetworkRequest, body: RequestBody, collects: Bool) -> UploadTask {

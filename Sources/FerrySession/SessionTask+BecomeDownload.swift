@@ -26,8 +26,7 @@ extension SessionTask {
         }
         guard let (ending, finalProgress, response, counts) = ended, let dataTask = self as? DataTask else { return }
         ending.announce(finalProgress)
-        let download = DownloadTask(session: session, identifier: session.nextTaskIdentifier(), request: originalRequest,
-                                    sink: .file(.temporary), kind: .download)
+        let download = session.downloadTask(originalRequest, into: .temporary)
         engineSide.successor = download
         download.adopt(handle, response: response, counts: counts, from: dataTask, telling: dataDelegate)
         // After the download registered: a session finishing its tasks never sees none between.

@@ -81,11 +81,7 @@ struct SessionResumeTests {
     @Test("cut by a reset, a cancel or a timeout at several offsets, continued byte for byte",
           arguments: Cut.allCases, [1, 4_096, 65_543, 199_999])
     func continuedByteForByte(cut: Cut, offset: Int) async throws {
-        let received = AsyncEvent()
-        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: offset, by: cut, received: received), Self.partial(from: offset)]) { server in
-            let session = Session(configuration: SessionTest.configuration())
-            defer { session.invalidateAndCancel() }
-            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: cut, at: offset, received: received)
+        try await Self.afterCut(at: offset, by: cut, then: [Self.partial(from: offset)]) { session, server, resumeData in
 
             let delegate = ResumeRecorder()
             let (location, response) = try await session.download(resumeFrom: resumeData, delegate: delegate)
@@ -105,11 +101,7 @@ struct SessionResumeTests {
 
     @Test func aTaskMadeFromResumeDataCountsTheBytesOnDisk() async throws {
         let offset = 50_000
-        let received = AsyncEvent()
-        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: offset, by: .reset, received: received), Self.partial(from: offset)]) { server in
-            let session = Session(configuration: SessionTest.configuration())
-            defer { session.invalidateAndCancel() }
-            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: .reset, at: offset, received: received)
+        try await Self.afterCut(at: offset, by: .reset, then: [Self.partial(from: offset)]) { session, server, resumeData in
             let finished = AsyncEvent()
             let result = Mutex<(Data?, Int?)>((nil, nil))
             let task = session.downloadTask(withResumeData: resumeData) { location, response, error in
@@ -130,11 +122,7 @@ struct SessionResumeTests {
     func aServerIgnoringRangesRestarts() async throws {
         let offset = 10_000
         let whole = ConnectionScript([.readRequest, .send(Self.fullHead()), .send(Self.source), .close])
-        let received = AsyncEvent()
-        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: offset, by: .reset, received: received), whole]) { server in
-            let session = Session(configuration: SessionTest.configuration())
-            defer { session.invalidateAndCancel() }
-            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: .reset, at: offset, received: received)
+        try await Self.afterCut(at: offset, by: .reset, then: [whole]) { session, server, resumeData in
             let delegate = ResumeRecorder()
             let (location, response) = try await session.download(resumeFrom: resumeData, delegate: delegate)
             defer { try? FileManager.default.removeItem(at: location) }
@@ -199,11 +187,7 @@ struct SessionResumeTests {
     func aMisplacedPartIsRefused() async throws {
         let wrong = ConnectionScript.reply(
             "HTTP/1.1 206 Partial Content\r\nContent-Length: 10\r\nContent-Range: bytes 0-9/\(Self.size)\r\n\r\n0123456789")
-        let received = AsyncEvent()
-        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: 1_000, by: .reset, received: received), wrong]) { server in
-            let session = Session(configuration: SessionTest.configuration())
-            defer { session.invalidateAndCancel() }
-            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: .reset, at: 1_000, received: received)
+        try await Self.afterCut(at: 1_000, by: .reset, then: [wrong]) { session, server, resumeData in
             let partial = try DownloadResumeData.decode(resumeData).partialFilePath
             let error = await networkError { try await session.download(resumeFrom: resumeData) }
             #expect(error?.code == .cannotResumeDownload)
@@ -217,11 +201,7 @@ struct SessionResumeTests {
     @Test("a 503 to the range request keeps the partial file and hands the resume data back")
     func anUnavailableServerKeepsTheResumeData() async throws {
         let unavailable = ConnectionScript.reply("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy")
-        let received = AsyncEvent()
-        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: 2_000, by: .reset, received: received), unavailable, Self.partial(from: 2_000)]) { server in
-            let session = Session(configuration: SessionTest.configuration())
-            defer { session.invalidateAndCancel() }
-            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: .reset, at: 2_000, received: received)
+        try await Self.afterCut(at: 2_000, by: .reset, then: [unavailable, Self.partial(from: 2_000)]) { session, server, resumeData in
             let error = await networkError { try await session.download(resumeFrom: resumeData) }
             #expect(error?.code == .cannotResumeDownload)
             #expect(error?.response?.statusCode == 503)
@@ -280,6 +260,20 @@ struct SessionResumeTests {
         return (data, partial)
     }
 
+    /// Runs a first download on a scripted server (connection 0) to its cut at `offset`, then
+    /// `body` with the session, the server (whose later connections run `scripts`) and the
+    /// resume data the cut produced.
+    static func afterCut(at offset: Int, by cut: Cut, then scripts: [ConnectionScript],
+                         _ body: (Session, ScriptedServer, Data) async throws -> Void) async throws {
+        let received = AsyncEvent()
+        try await ScriptedServer.withServer(scripts: [firstAttempt(cutAt: offset, by: cut, received: received)] + scripts) { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let resumeData = try await interruptedDownload(session, url: server.url("/file"), cut: cut, at: offset, received: received)
+            try await body(session, server, resumeData)
+        }
+    }
+
     /// Resumes `task` and returns its error (nil when it succeeded).
     static func failure(of task: DownloadTask) async -> NetworkError? {
         let failure = Mutex<NetworkError?>(nil)
@@ -313,11 +307,7 @@ struct SessionResumeTests {
     func aChallengeIsNotAppended() async throws {
         let challenge = ConnectionScript.reply(
             "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"x\"\r\nContent-Length: 6\r\n\r\ndenied")
-        let received = AsyncEvent()
-        try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: 5_000, by: .reset, received: received), challenge]) { server in
-            let session = Session(configuration: SessionTest.configuration())
-            defer { session.invalidateAndCancel() }
-            let resumeData = try await Self.interruptedDownload(session, url: server.url("/file"), cut: .reset, at: 5_000, received: received)
+        try await Self.afterCut(at: 5_000, by: .reset, then: [challenge]) { session, server, resumeData in
             let partial = try DownloadResumeData.decode(resumeData).partialFilePath
             defer { unlink(partial) }
             let error = await Self.failure(of: session.downloadTask(withResumeData: resumeData))

@@ -35,13 +35,14 @@ struct DirectBodyChunk {
         }
     }
 
-    /// Reads up to ``room`` bytes from `transport` into the chunk's free capacity. Only a
-    /// started chunk with room reads: a read of zero bytes would look like the end of input.
+    /// Reads up to `limit` bytes (at most ``room``) from `transport` into the chunk's free
+    /// capacity. Only a started chunk with room reads, and `limit` must be positive: a read of
+    /// zero bytes would look like the end of input.
     /// - Returns: What the transport read; the bytes are part of the chunk.
-    mutating func read(from transport: Transport) throws(TransportFailure) -> IOResult<Int> {
-        precondition(room > 0, "a chunk reads only while it has room")
+    mutating func read(from transport: Transport, upTo limit: Int = .max) throws(TransportFailure) -> IOResult<Int> {
+        precondition(room > 0 && limit > 0, "a chunk reads only while it has room, and something")
         var outcome: Result<IOResult<Int>, TransportFailure> = .success(.wouldBlock)
-        bytes.append(addingCapacity: room) { span in
+        bytes.append(addingCapacity: min(room, limit)) { span in
             span.withUnsafeMutableBufferPointer { buffer, initialized in
                 do throws(TransportFailure) {
                     let result = try transport.read(into: UnsafeMutableRawBufferPointer(buffer))

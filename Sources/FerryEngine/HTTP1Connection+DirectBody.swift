@@ -39,8 +39,9 @@ extension HTTP1Connection {
         return Int(min(expected, Int64(Self.directChunkCapacity(secure: transport.tls != nil))))
     }
 
-    /// Reads body bytes straight into the array the consumer will own (``directChunk``),
-    /// sparing the copy out of the read buffer (for TLS, OpenSSL decrypts straight into it).
+    /// Reads up to `size` body bytes straight into the array the consumer will own
+    /// (``directChunk``, started at that size when empty), sparing the copy out of the read
+    /// buffer (for TLS, OpenSSL decrypts straight into it).
     /// A full chunk is handed over at once; one the socket left short waits for more, for at
     /// most ``directChunkFlushDelay``.
     /// - Returns: Whether bytes arrived and reading may go on (not blocked, ended, failed or
@@ -51,7 +52,7 @@ extension HTTP1Connection {
         }
         let result: IOResult<Int>
         do throws(TransportFailure) {
-            result = try directChunk.read(from: transport)
+            result = try directChunk.read(from: transport, upTo: size)
         } catch {
             if flushDirectChunk(to: exchange) { transportFailed(error, whileReading: true) }
             return false
@@ -64,6 +65,7 @@ extension HTTP1Connection {
             return false
         case .processed(let count):
             lastActivity = .now()
+            exchange.request.downloadLimiter?.consume(count)
             parser.bodyBytesReadDirectly(count)
             guard directChunk.room == 0 else {
                 // The body's tail may be shorter than a raised mark: lower it in time.

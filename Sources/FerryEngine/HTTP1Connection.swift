@@ -23,7 +23,7 @@ final class HTTP1Connection: IOHandler {
     private unowned let pool: ConnectionPool
     private let readBuffer: UnsafeMutableRawBufferPointer
     var outbound = OutboundQueue()
-    private var interest: IOEvents = []
+    private(set) var interest: IOEvents = []
     private var progressTimer: TimerID?
     /// A byte of the current exchange's response arrived.
     private var responseStarted = false
@@ -55,6 +55,11 @@ final class HTTP1Connection: IOHandler {
     var directChunkTimer: TimerID?
     /// Raised while a large body arrives fast, so epoll wakes the loop less often.
     var lowWater = ReceiveLowWaterMark()
+    /// Set while a download cap holds reading back (HTTP1Connection+RateLimit.swift): fires
+    /// when the cap has bytes again.
+    var readRateTimer: TimerID?
+    /// Set while an upload cap holds the body back: fires when the cap has bytes again.
+    var writeRateTimer: TimerID?
 
     init(
         id: Int, loop: EventLoop, transport: Transport, remote: SocketAddress, tlsFacts: TLSFacts?,
@@ -120,6 +125,7 @@ final class HTTP1Connection: IOHandler {
         cancelProgressTimer()
         cancelContinueTimer()
         cancelDirectChunkTimer()
+        cancelRateTimers()
         directChunk = DirectBodyChunk()
         loop.deregister(fd: transport.fd, closing: true)
         transport.close()
@@ -138,7 +144,14 @@ final class HTTP1Connection: IOHandler {
             pending = nil
             process(range)
         }
-        guard !readingPaused, !isClosed else { return }
+        watchReadingAgain(readNow: false)
+    }
+
+    /// Watches the socket for input again, unless the consumer or a download cap still holds
+    /// reading back. With `readNow`, reads at once (a cap's wait ended: bytes are most likely
+    /// queued); in any case when TLS holds decrypted input, which epoll cannot announce.
+    func watchReadingAgain(readNow: Bool) {
+        guard !readingPaused, readRateTimer == nil, !isClosed else { return }
         if hungUpWhilePaused {
             hungUpWhilePaused = false
             interest = .read
@@ -149,8 +162,7 @@ final class HTTP1Connection: IOHandler {
             }
         } else {
             setInterest(interest.union(.read))
-            // TLS may hold decrypted input that epoll cannot announce.
-            if transport.hasBufferedInput { readable() }
+            if readNow || transport.hasBufferedInput { readable() }
         }
     }
 
@@ -161,15 +173,23 @@ final class HTTP1Connection: IOHandler {
         // keep reading while it does, or while a head window came back full, and nobody paused.
         var windowFilled = false
         repeat {
-            guard !isClosed, !readingPaused else { return }
+            guard !isClosed, !readingPaused, readRateTimer == nil else { return }
+            // Under a download cap, a read takes at most what the cap has now.
+            let limiter = exchange?.request.downloadLimiter
+            var allowance = Int.max
+            if let limiter {
+                allowance = limiter.available()
+                guard allowance > 0 else { return holdReading(for: limiter) }
+            }
             if let exchange, let size = directBodyReadSize(for: exchange) {
                 // TLS may still hold part of a record (epoll cannot see it): go on only while
                 // bytes keep coming, never spin on an empty socket.
-                guard readBodyDirectly(size, for: exchange) else { return }
+                guard readBodyDirectly(min(size, allowance), for: exchange) else { return }
                 windowFilled = false
                 continue
             }
-            let window = readWindow
+            var window = readWindow
+            if window.count > allowance { window = UnsafeMutableRawBufferPointer(rebasing: window[..<allowance]) }
             let result: IOResult<Int>
             do throws(TransportFailure) {
                 result = try transport.read(into: window)
@@ -183,6 +203,7 @@ final class HTTP1Connection: IOHandler {
                 return endOfInput()
             case .processed(let count):
                 lastActivity = .now()
+                limiter?.consume(count)
                 process(0..<count)
                 // A head window the bytes filled: more are likely queued behind them.
                 windowFilled = count == window.count && window.count < readBuffer.count
@@ -210,9 +231,9 @@ final class HTTP1Connection: IOHandler {
 
     func hangup() {
         guard !isClosed else { return }
-        if readingPaused {
-            // EPOLLHUP cannot be masked: while the consumer is paused, leave epoll entirely
-            // (or the loop would spin) and look again when reading resumes.
+        if readingPaused || readRateTimer != nil {
+            // EPOLLHUP cannot be masked: while the consumer (or a cap) holds reading back,
+            // leave epoll entirely (or the loop would spin) and look again when reading resumes.
             loop.deregister(fd: transport.fd)
             hungUpWhilePaused = true
             return
@@ -244,6 +265,12 @@ final class HTTP1Connection: IOHandler {
             exchange = nil
             cancelProgressTimer()
             cancelContinueTimer()
+            // A cap held the next read back, but the body had already come (a gathered chunk
+            // handed over by its timer): the idle connection watches its socket again.
+            if readRateTimer != nil || writeRateTimer != nil {
+                cancelRateTimers()
+                watchReadingAgain(readNow: false)
+            }
             // The next response's head must wake the loop, however few its bytes (a connection
             // that closes needs no lowering, and one that cannot be lowered is not reused).
             if !reusable || (try? lowWater.lower(on: transport.socket)) == nil { close() }
@@ -414,13 +441,24 @@ final class HTTP1Connection: IOHandler {
 
     func flush() {
         guard let exchange else { return }
+        // An upload cap holds the body back: only ciphertext TLS still holds goes out.
+        guard writeRateTimer == nil else {
+            return setInterest(transport.hasPendingOutput ? interest.union(.write) : interest.subtracting(.write))
+        }
+        let limiter = exchange.request.uploadLimiter
         while !isClosed, self.exchange === exchange {
-            switch outbound.step(transport: transport, exchange: exchange) {
+            switch outbound.step(transport: transport, exchange: exchange, bodyAllowance: limiter?.available() ?? .max) {
             case .wrote(let bodyBytes):
                 lastActivity = .now()
-                if bodyBytes > 0 { exchange.sentBody(bytes: bodyBytes) }
+                if bodyBytes > 0 {
+                    limiter?.consume(bodyBytes)
+                    exchange.sentBody(bytes: bodyBytes)
+                }
             case .blocked:
                 return setInterest(interest.union(.write))
+            case .rateLimited:
+                guard let limiter else { return }
+                return holdSending(for: limiter)
             case .waitingForSource(let needsRequest):
                 // TLS may still hold ciphertext of the last chunk: keep writing it out, or a
                 // producer that waits for the server would wait for ever.
@@ -455,7 +493,7 @@ final class HTTP1Connection: IOHandler {
         flush()
     }
 
-    private func setInterest(_ new: IOEvents) {
+    func setInterest(_ new: IOEvents) {
         guard new != interest, !isClosed else { return }
         interest = new
         do throws(SystemError) {
@@ -482,8 +520,10 @@ final class HTTP1Connection: IOHandler {
         progressTimer = nil
         guard let exchange, !isClosed else { return }
         let deadline = lastActivity + exchange.request.requestTimeout
-        if readingPaused || deadline > .now() {
-            if readingPaused { lastActivity = .now() }
+        // Waiting for the consumer or for a cap is not the peer's silence.
+        let held = readingPaused || readRateTimer != nil || writeRateTimer != nil
+        if held || deadline > .now() {
+            if held { lastActivity = .now() }
             progressTimer = loop.scheduleTimer(at: max(deadline, lastActivity + exchange.request.requestTimeout)) { [weak self] in
                 self?.progressTimerFired()
             }

@@ -15,6 +15,9 @@ struct OutboundQueue {
         case wrote(bodyBytes: Int)
         /// The socket is full: wait for writable.
         case blocked
+        /// The next bytes are body bytes and the caller's allowance for them is spent (an
+        /// upload cap): wait until it grows.
+        case rateLimited
         /// Waiting for the body source; `needsRequest`: ask it for the next chunk now.
         case waitingForSource(needsRequest: Bool)
         /// Every byte of the request is written.
@@ -101,14 +104,16 @@ struct OutboundQueue {
     }
 
     /// Writes what it can, or refills from the source.
-    mutating func step(transport: Transport, exchange: Exchange) -> Step {
+    /// - Parameter bodyAllowance: The most body bytes this step may write (an upload cap's
+    ///   available bytes); the head and chunk framing are not counted.
+    mutating func step(transport: Transport, exchange: Exchange, bodyAllowance: Int = .max) -> Step {
         if pieces.isEmpty {
             switch refill(exchange) {
             case .some(let step): return step
             case .none: break
             }
         }
-        return writeOnce(transport)
+        return writeOnce(transport, bodyAllowance: bodyAllowance)
     }
 
     /// A chunk (or the end, or an error) arrived from a streamed body.
@@ -241,19 +246,28 @@ struct OutboundQueue {
         return .failed(error)
     }
 
-    private mutating func writeOnce(_ transport: Transport) -> Step {
+    private mutating func writeOnce(_ transport: Transport, bodyAllowance: Int) -> Step {
         let first = pieces[0]
-        let second = pieces.count > 1 ? pieces[1] : nil
         let start = offset
+        // Where each piece's write stops: its end, or where the body allowance runs out.
+        let firstEnd = first.isBody && first.count - start > bodyAllowance ? start + bodyAllowance : first.count
+        guard firstEnd > start else { return .rateLimited }
+        let allowanceLeft = first.isBody ? bodyAllowance - (firstEnd - start) : bodyAllowance
+        var second = firstEnd == first.count && pieces.count > 1 ? pieces[1] : nil
+        var secondEnd = 0
+        if let next = second {
+            secondEnd = next.isBody ? min(next.count, allowanceLeft) : next.count
+            if secondEnd == 0 { second = nil }
+        }
         // Typed throws do not pass through withUnsafeBytes, so the outcome is carried out.
         var outcome: Result<IOResult<Int>, TransportFailure> = .success(.wouldBlock)
         first.bytes.withUnsafeBytes { a in
-            let head = UnsafeRawBufferPointer(rebasing: a[start..<first.count])
+            let head = UnsafeRawBufferPointer(rebasing: a[start..<firstEnd])
             do throws(TransportFailure) {
                 guard let second else { return outcome = .success(try transport.writev([head])) }
                 second.bytes.withUnsafeBytes { b in
                     do throws(TransportFailure) {
-                        outcome = .success(try transport.writev([head, UnsafeRawBufferPointer(rebasing: b[0..<second.count])]))
+                        outcome = .success(try transport.writev([head, UnsafeRawBufferPointer(rebasing: b[0..<secondEnd])]))
                     } catch {
                         outcome = .failure(error)
                     }

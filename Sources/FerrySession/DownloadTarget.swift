@@ -29,11 +29,12 @@ indirect enum DownloadTarget {
     }
 
     /// Whether the finished file is Ferry's own, removed once handed over (the completion
-    /// handler or the download delegate must move or open it first).
+    /// handler or the download delegate must move or open it first; an awaiting call returns
+    /// it to its caller instead).
     var removesFile: Bool {
         switch self {
         case .temporary: true
-        case .continuing(let continuation): continuation.isTemporary && !continuation.isCallersFile && !continuation.keepsFile
+        case .continuing(let continuation): continuation.isTemporary && !continuation.isCallersFile
         case .destination, .unusable: false
         }
     }
@@ -59,9 +60,6 @@ struct DownloadContinuation: Sendable {
     /// The path may be followed through a symbolic link: only one the caller passed now, never
     /// one read from resume data (outside input).
     var followsLinks = false
-    /// The finished file is the caller's to move or remove, even a temporary one (the async
-    /// ``Session/download(resumeFrom:delegate:)`` returns it).
-    var keepsFile = false
 
     /// The task that resume data continues: its request and target. Data that cannot be read
     /// makes a target that fails the task when it starts, as URLSession's task does.

@@ -63,7 +63,7 @@ extension NetworkError {
         case .invalidCredential(let failure):
             self.init(.invalidRequest, reason: "Cannot send these credentials: \(failure)", failingURL: url)
         case .taskCannotStream:
-            self.init(.invalidRequest, reason: "Only a data task that was never resumed and has no completion handler can be awaited (bytes() or data())",
+            self.init(.invalidRequest, reason: "Only a task that was never resumed and has no completion handler can be awaited (bytes(), data() or download())",
                       failingURL: url)
         case .engineUnavailable(let cause):
             self.init(.sessionInvalidated, reason: "The session's engine could not start: \(cause)", failingURL: url, underlyingError: cause)

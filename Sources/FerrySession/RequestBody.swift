@@ -19,6 +19,20 @@ public struct RequestBody: Sendable {
 
     package let storage: Storage
 
+    /// The fastest this body is sent, in bytes per second (AFNetworking's
+    /// `throttleBandwidthWithPacketSize:delay:`); nil: no cap of its own. The task's and the
+    /// session's upload caps apply as well. Set with ``limited(toBytesPerSecond:)``.
+    public private(set) var maximumBytesPerSecond: Int64?
+
+    /// This body, sent no faster than `bytesPerSecond` (paced by the connection's event loop:
+    /// the socket is simply not written to until the cap has room). nil or a value below 1
+    /// removes the cap.
+    public func limited(toBytesPerSecond bytesPerSecond: Int64?) -> RequestBody {
+        var body = self
+        body.maximumBytesPerSecond = bytesPerSecond.flatMap { $0 > 0 ? $0 : nil }
+        return body
+    }
+
     /// A body from bytes in memory.
     public static func data(_ data: Data) -> RequestBody { RequestBody(storage: .bytes(Array(data))) }
 

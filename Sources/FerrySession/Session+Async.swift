@@ -69,11 +69,7 @@ extension Session {
     /// - Throws: ``NetworkError`` as ``download(for:to:delegate:)``, plus
     ///   `.cannotResumeDownload`; a download that fails again carries new resume data.
     public func download(resumeFrom resumeData: Data, delegate: (any SessionTaskDelegate)? = nil) async throws(NetworkError) -> (URL, NetworkResponse) {
-        var (request, target) = DownloadContinuation.task(resumingFrom: resumeData)
-        if case .continuing(var continuation) = target {
-            continuation.keepsFile = true
-            target = .continuing(continuation)
-        }
+        let (request, target) = DownloadContinuation.task(resumingFrom: resumeData)
         return try await download(request, into: target, delegate: delegate)
     }
 
@@ -91,11 +87,7 @@ extension Session {
                           delegate: (any SessionTaskDelegate)?) async throws(NetworkError) -> (URL, NetworkResponse) {
         let task = downloadTask(request, into: target)
         task.delegate = delegate
-        let result = try await task.outcome()
-        guard let location = result.location else {
-            throw NetworkError(EngineError(.internalInconsistency("a download ended without its file")), url: request.url)
-        }
-        return (location, result.response)
+        return try await task.download()
     }
 }
 

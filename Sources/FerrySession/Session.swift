@@ -38,6 +38,8 @@ public final class Session: Sendable {
     let preemptiveAuthentication = PreemptiveAuthentication()
     /// Which proxy carries a request, settled from the configuration when the session is made.
     let proxies: ProxyRoutes
+    /// The caps all the session's tasks share.
+    let bandwidth: BandwidthCaps
 
     /// Creates a session.
     /// - Parameters:
@@ -62,6 +64,8 @@ public final class Session: Sendable {
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "ferry.session.delegate")
         self.isShared = isShared
         proxies = ProxyRoutes(configuration.proxy, environment: ProcessInfo.processInfo.environment)
+        bandwidth = BandwidthCaps(downloadBytesPerSecond: configuration.maximumDownloadBytesPerSecond,
+                                  uploadBytesPerSecond: configuration.maximumUploadBytesPerSecond)
         // The challenge reaches the delegate with the session itself, held weakly: the check
         // lives in the session's engine, which the session owns.
         let reference = WeakSession()
@@ -228,14 +232,18 @@ public final class Session: Sendable {
         return (exchange.key, engine)
     }
 
-    /// The engine's form of `request` (waiting for a connection with `priority`), with the
-    /// session's cookies and any Basic answer it sends up front (returned, so the task counts
-    /// it as tried), and the engine to run it on.
-    func prepare(_ request: NetworkRequest, priority: Float) throws(NetworkError)
+    /// The engine's form of `request` (waiting for a connection with `priority`, under the
+    /// task's `bandwidth` caps and the session's), with the session's cookies and any Basic
+    /// answer it sends up front (returned, so the task counts it as tried), and the engine to
+    /// run it on.
+    func prepare(_ request: NetworkRequest, priority: Float, bandwidth taskCaps: BandwidthCaps) throws(NetworkError)
         -> (ExchangeRequest, HTTPClientEngine, PreemptiveAuthentication.Answer?) {
         var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration, proxies: proxies)
         let upFront = addHTTPState(to: &exchange.head.headerFields, for: request)
         exchange.priority = priority
+        let caps = taskCaps.forExchange(under: bandwidth, bodyBytesPerSecond: request.body?.maximumBytesPerSecond)
+        exchange.downloadLimiter = caps.download
+        exchange.uploadLimiter = caps.upload
         if exchange.key.scheme == "https" {
             switch tls.context {
             case .success(let context):

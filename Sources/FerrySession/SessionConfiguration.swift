@@ -98,6 +98,18 @@ public struct SessionConfiguration: Sendable {
     /// `--expect100-timeout`); 1 second by default.
     public var expectContinueTimeout: Duration = .seconds(1)
 
+    /// The most response bytes per second all the session's tasks receive together (curl's
+    /// `CURLOPT_MAX_RECV_SPEED_LARGE`, for the whole session); nil, the default, or a value
+    /// below 1: no cap. Counted as bytes arrive (heads and bodies, before decoding), averaged
+    /// by a token bucket that lets a tenth of a second's worth through at once after a pause.
+    /// A task may have a lower cap of its own (``SessionTask/maximumDownloadBytesPerSecond``).
+    public var maximumDownloadBytesPerSecond: Int64?
+    /// The most request-body bytes per second all the session's tasks send together (curl's
+    /// `CURLOPT_MAX_SEND_SPEED_LARGE`, for the whole session); nil, the default, or a value
+    /// below 1: no cap. A task may have a lower cap of its own
+    /// (``SessionTask/maximumUploadBytesPerSecond``).
+    public var maximumUploadBytesPerSecond: Int64?
+
     /// How many redirects (301, 302, 303, 307, 308 with a Location) a task follows before it
     /// fails with ``NetworkError/Code/httpTooManyRedirects``; 16 by default. 0 follows none:
     /// the 3xx response is delivered as any other.

@@ -1,6 +1,7 @@
 // The one bridge from a task to `async`: every async call of ``Session`` makes a task and
 // awaits it here, so cancellation, ordering and delivery are written once.
 
+import FerryEngine
 import FoundationEssentials
 import Synchronization
 
@@ -54,6 +55,33 @@ extension DataTask {
         guard collects else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
         let result = try await outcome()
         return (result.data, result.response)
+    }
+}
+
+extension DownloadTask {
+    /// Starts the task and returns the downloaded file and the response once it completed:
+    /// what ``Session/download(resumeFrom:delegate:)`` and
+    /// ``Session/download(for:continuing:from:delegate:)`` do, for a caller that wants the task
+    /// itself (to set its ``SessionTask/priority`` or caps first, read its metrics, or cancel it
+    /// with resume data from elsewhere).
+    ///
+    /// Call it instead of ``SessionTask/resume()``, on a task made by one of the session's
+    /// `downloadTask` factories without a completion handler. Its delegate, if set before,
+    /// receives its events. The file is the task's to hand over, as with the async calls: a
+    /// temporary file, which the caller moves or removes, or the file it continued.
+    /// - Throws: ``NetworkError`` as ``Session/download(resumeFrom:delegate:)``;
+    ///   `.invalidRequest` when the task was resumed already or has a completion handler.
+    public func download() async throws(NetworkError) -> (URL, NetworkResponse) {
+        let fresh = core.withLock { core -> Bool in
+            guard case .created = core.machine.state, case .none = core.completion else { return false }
+            return true
+        }
+        guard fresh else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
+        let result = try await outcome()
+        guard let location = result.location else {
+            throw NetworkError(EngineError(.internalInconsistency("a download ended without its file")), url: originalRequest.url)
+        }
+        return (location, result.response)
     }
 }
 

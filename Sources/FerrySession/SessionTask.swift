@@ -95,6 +95,32 @@ public class SessionTask: @unchecked Sendable {
         set { core.withLock { $0.priority = min(1, max(0, newValue)) } }
     }
 
+    /// The most response bytes per second this task receives (curl's `--limit-rate`, or
+    /// `CURLOPT_MAX_RECV_SPEED_LARGE`); nil, the default, or a value below 1: no cap of its own.
+    /// Counted as bytes arrive (heads and bodies, before decoding); the session's cap
+    /// (``SessionConfiguration/maximumDownloadBytesPerSecond``) applies as well. Set it before
+    /// ``resume()``; a change applies from the task's next request (a redirect, a retry).
+    public var maximumDownloadBytesPerSecond: Int64? {
+        get { core.withLock { $0.bandwidth.download?.bytesPerSecond } }
+        set {
+            let limiter = BandwidthCaps.limiter(newValue, under: session.bandwidth.download)
+            core.withLock { $0.bandwidth.download = limiter }
+        }
+    }
+
+    /// The most request-body bytes per second this task sends (curl's `--limit-rate`, or
+    /// `CURLOPT_MAX_SEND_SPEED_LARGE`); nil, the default, or a value below 1: no cap of its
+    /// own. The session's cap (``SessionConfiguration/maximumUploadBytesPerSecond``) and a
+    /// throttled body's (``RequestBody/maximumBytesPerSecond``) apply as well. Set it before
+    /// ``resume()``; a change applies from the task's next request.
+    public var maximumUploadBytesPerSecond: Int64? {
+        get { core.withLock { $0.bandwidth.upload?.bytesPerSecond } }
+        set {
+            let limiter = BandwidthCaps.limiter(newValue, under: session.bandwidth.upload)
+            core.withLock { $0.bandwidth.upload = limiter }
+        }
+    }
+
     /// The task's own delegate: it receives this task's events instead of the session's
     /// delegate. Set it before ``resume()``; the task lets go of it once it completed.
     public var delegate: (any SessionTaskDelegate)? {
@@ -191,9 +217,9 @@ public class SessionTask: @unchecked Sendable {
 
     /// The first resume: register with the session, open what the task writes to, start.
     private func startFirstExchange() {
-        let (own, priority) = core.withLock { core in
+        let (own, settings) = core.withLock { core in
             core.counts.bytesExpectedToSend = originalRequest.body?.knownLength
-            return (core.delegate, core.priority)
+            return (core.delegate, (core.priority, core.bandwidth))
         }
         engineSide.start(delegate: own, for: self)
         do throws(NetworkError) {
@@ -203,14 +229,15 @@ public class SessionTask: @unchecked Sendable {
         } catch {
             return exchangeEnded(.failure(error), metrics: nil)
         }
-        startExchange(originalRequest, priority: priority)
+        startExchange(originalRequest, settings: settings)
     }
 
     /// Runs `request` as the task's next exchange: the first, or one after a redirect.
-    func startExchange(_ request: NetworkRequest, priority: Float? = nil) {
-        let priority = priority ?? core.withLock { $0.priority }
+    /// - Parameter settings: The task's priority and caps, when the caller read them already.
+    func startExchange(_ request: NetworkRequest, settings: (priority: Float, bandwidth: BandwidthCaps)? = nil) {
+        let (priority, bandwidth) = settings ?? core.withLock { ($0.priority, $0.bandwidth) }
         do throws(NetworkError) {
-            let (exchange, engine, upFront) = try session.prepare(request, priority: priority)
+            let (exchange, engine, upFront) = try session.prepare(request, priority: priority, bandwidth: bandwidth)
             if let upFront { engineSide.authentication.sendingUpFront(upFront) }
             // Cancelled meanwhile: the exchange must not start (a fast one could finish, and
             // send what the caller no longer wants, before the cancellation reached it).

@@ -17,6 +17,8 @@ struct TaskCore {
     var metrics: TaskMetrics?
     var taskDescription: String?
     var priority: Float = 0.5
+    /// The task's own caps (each under the session's), read as each exchange starts.
+    var bandwidth = BandwidthCaps()
     var delegate: (any SessionTaskDelegate)? {
         // Worked out once here, so resume and suspend cast nothing.
         didSet { observesLifecycle = delegate is any TaskLifecycleObserving }

@@ -251,7 +251,9 @@ struct TaskEngineSide {
         let handedOver: String?
         if case .file(let target) = sink, target.handsOver, case .success(let result) = outcome {
             handedOver = result.location?.path
-            temporaryFile = target.removesFile ? handedOver : nil
+            // An awaiting call (``DownloadTask/download()``) returns the file: it is the caller's.
+            let returned = if case .waiter = ending.completion { true } else { false }
+            temporaryFile = target.removesFile && !returned ? handedOver : nil
         } else {
             (handedOver, temporaryFile) = (nil, nil)
         }

@@ -11,8 +11,8 @@ import FoundationEssentials
 /// ``MultipartFormData/contentLength`` bytes, or the iteration throws a ``NetworkError``:
 /// ``NetworkError/Code/cannotOpenFile`` for a file that can no longer be opened,
 /// ``NetworkError/Code/requestBodyFailed`` for a file whose size changed since its part was
-/// added or a byte stream that ended early or gave too much, ``NetworkError/Code/cancelled``
-/// when the task waiting out a throttle delay is cancelled.
+/// added or a byte stream that ended early or gave too much. (A throttle's pace is kept by the
+/// connection that sends the body, not here: see ``MultipartFormData/requestBody``.)
 ///
 /// Each iteration starts from the first byte again (files are reopened); a part added with a
 /// byte stream iterates that stream again, so it is sent once unless the stream can repeat.
@@ -44,7 +44,6 @@ public struct MultipartBodyStream: AsyncSequence, Sendable {
 
         private let segments: [MultipartFormData.Segment]
         private let chunkSize: Int
-        private let delay: Duration
         private let total: Int64
         private var index = 0
         private var produced: Int64 = 0
@@ -60,7 +59,6 @@ public struct MultipartBodyStream: AsyncSequence, Sendable {
         init(_ form: MultipartFormData, chunkSize: Int) {
             segments = form.segments
             self.chunkSize = chunkSize
-            self.delay = form.throttle?.delay ?? .zero
             self.total = form.contentLength
         }
 
@@ -71,13 +69,6 @@ public struct MultipartBodyStream: AsyncSequence, Sendable {
         }
 
         private mutating func nextChunk() async throws(NetworkError) -> [UInt8]? {
-            if delay > .zero, produced > 0, produced < total {
-                do {
-                    try await Task.sleep(for: delay)
-                } catch {
-                    throw NetworkError(.cancelled, reason: "The multipart upload was cancelled while throttled")
-                }
-            }
             while index < segments.count {
                 let chunk: [UInt8]?
                 switch segments[index] {

@@ -85,11 +85,24 @@ public struct MultipartFormData: Sendable {
     /// byte-stream part it is replayable (every iteration starts again from the first byte,
     /// reading the files anew), so a 307 redirect or an answer to a challenge sends it again
     /// by itself; a caller's byte stream can be read once only.
+    /// A throttled form's body carries its cap (``RequestBody/maximumBytesPerSecond``).
     public var requestBody: RequestBody {
-        // Without a caller's stream or a throttle, the engine reads the parts itself, on its
-        // loop, as it reads an upload file: no hand-off per slice.
-        if throttle == nil, let segments = Self.engineSegments(segments) { return .segments(segments, length: contentLength) }
-        return .stream(bodyStream, length: contentLength, replayable: !parts.contains { $0.isStream })
+        // Without a caller's stream, the engine reads the parts itself, on its loop, as it
+        // reads an upload file: no hand-off per slice.
+        let body: RequestBody = if let segments = Self.engineSegments(segments) {
+            .segments(segments, length: contentLength)
+        } else {
+            .stream(bodyStream, length: contentLength, replayable: !parts.contains { $0.isStream })
+        }
+        return body.limited(toBytesPerSecond: throttleBytesPerSecond)
+    }
+
+    /// The throttle as a rate: a packet per delay; nil without a throttle or a delay.
+    var throttleBytesPerSecond: Int64? {
+        guard let throttle, throttle.delay > .zero else { return nil }
+        let (seconds, attoseconds) = throttle.delay.components
+        let delay = Double(seconds) + Double(attoseconds) / 1e18
+        return max(1, Int64(min(Double(throttle.packetSize) / delay, Double(Int64.max / 2))))
     }
 
     /// One piece of the body in order: delimiters and part headers, or a part's body.
@@ -205,10 +218,11 @@ public struct MultipartFormData: Sendable {
         try appendPart(headers: headers.map { (name: $0.key, value: $0.value) }, body: body)
     }
 
-    /// Sends the body in packets of at most `packetSize` bytes with `delay` between them
-    /// (AFNetworking's `throttleBandwidthWithPacketSize:delay:`, for slow links). The wait is a
-    /// `Task.sleep` in the stream, never a blocked thread. A size below 1 counts as 1, a
-    /// negative delay as none.
+    /// Sends the body no faster than `packetSize` bytes per `delay` (AFNetworking's
+    /// `throttleBandwidthWithPacketSize:delay:`, for slow links): ``requestBody`` carries that
+    /// rate as its cap, which the connection keeps to on its event loop (no thread sleeps), and
+    /// ``bodyStream`` produces packets of at most `packetSize` bytes. A size below 1 counts as
+    /// 1; a delay of zero or less means no cap.
     public mutating func throttleBandwidth(packetSize: Int = MultipartFormData.uploadStream3GSuggestedPacketSize,
                                            delay: Duration = MultipartFormData.uploadStream3GSuggestedDelay) {
         throttle = (max(1, packetSize), max(.zero, delay))

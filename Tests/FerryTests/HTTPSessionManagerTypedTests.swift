@@ -100,6 +100,27 @@ struct HTTPSessionManagerTypedTests {
         }
     }
 
+    @Test("a throttled form (AFNetworking's packet size and delay) is paced by the connection, and arrives whole")
+    func throttledMultipart() async throws {
+        try await HTTPBinServer.withServer { server in
+            let api = Self.manager(server)
+            defer { api.invalidateSessionCancelingTasks(true, resetSession: false) }
+            let clock = ContinuousClock()
+            let start = clock.now
+            // 4,000 bytes per 0.1 s is 40 kB/s: 60 kB take at least 1.4 s after the 4 kB burst.
+            let (object, response) = try await api.post("post", constructingBodyWith: { form throws(NetworkError) in
+                try form.appendPart(fileData: [UInt8](repeating: 0x5A, count: 60_000), name: "blob", fileName: "b.bin",
+                                mimeType: "application/octet-stream")
+                form.throttleBandwidth(packetSize: 4_000, delay: .milliseconds(100))
+            })
+            let elapsed = clock.now - start
+            #expect(response.statusCode == 200)
+            let length = try #require((object as? JSONValue)?["bodyLength"]?.intValue)
+            #expect(length > 60_000)
+            #expect(elapsed >= .milliseconds(1_200), "\(elapsed)")
+        }
+    }
+
     @Test("a file part that changed size before it was sent fails the upload, naming the file; a removed one too")
     func fileChangedBeforeSending() async throws {
         try await HTTPBinServer.withServer { server in

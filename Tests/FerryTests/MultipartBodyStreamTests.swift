@@ -48,15 +48,10 @@ struct MultipartBodyStreamTests {
         try form.appendPart(fileURL: file, name: "file")
         form.throttleBandwidth(packetSize: 100, delay: .milliseconds(1))
 
-        let clock = ContinuousClock()
-        let start = clock.now
         let (bytes, sizes) = try await MultipartFixtures.collect(form.bodyStream)
-        let elapsed = clock.now - start
         #expect(Int64(bytes.count) == form.contentLength)
         #expect(sizes.allSatisfy { (1...100).contains($0) }, "\(sizes)")
         #expect(sizes.count >= Int(form.contentLength) / 100)
-        // A lower bound only: each packet after the first waits at least the delay.
-        #expect(elapsed >= .milliseconds(sizes.count - 1))
         var unthrottled = form
         unthrottled.throttleBandwidth(packetSize: 1 << 20, delay: .zero)
         #expect(try await MultipartFixtures.collect(unthrottled.bodyStream).bytes == bytes, "same bytes, other packets")

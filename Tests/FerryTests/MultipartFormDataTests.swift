@@ -167,4 +167,21 @@ struct MultipartFormDataTests {
         #expect(form.bodyStream.maximumChunkSize == 1)
         #expect(form.throttle?.delay == .zero)
     }
+
+    @Test("a throttle becomes the body's cap: a packet per delay, kept by the connection")
+    func throttleIsTheBodysCap() throws {
+        var form = MultipartFormData()
+        form.appendPart(formData: Array("v".utf8), name: "f")
+        #expect(form.requestBody.maximumBytesPerSecond == nil)
+        form.throttleBandwidth()
+        #expect(form.requestBody.maximumBytesPerSecond == 81_920, "16 KiB per 0.2 s")
+        guard case .segments = form.requestBody.storage else {
+            Issue.record("a throttled form without a byte stream is still read by the engine")
+            return
+        }
+        form.throttleBandwidth(packetSize: 1, delay: .seconds(10))
+        #expect(form.requestBody.maximumBytesPerSecond == 1, "never below a byte a second")
+        form.throttleBandwidth(packetSize: 100, delay: .zero)
+        #expect(form.requestBody.maximumBytesPerSecond == nil, "no delay, no cap")
+    }
 }

@@ -23,6 +23,8 @@ enum HelpText {
          --compressed           Request a compressed response and decode it
          --http1.1              Use HTTP 1.1 (the only version ferry speaks)
          --max-filesize <bytes> Maximum file size to download (K, M, G suffixes)
+         --limit-rate <speed>   Limit each transfer's download and upload to speed bytes
+                                per second (K, M, G suffixes; 0: no limit)
          --cacert <file>        CA certificate(s) to verify the peer against (PEM or DER)
      -k, --insecure             Allow insecure server connections (any chain, any host name)
          --no-sessionid         Disable TLS session reuse (every connection a full handshake)

@@ -100,6 +100,7 @@ struct OptionSpec: Sendable {
         value("max-filesize", nil) { options, text throws(UsageError) in
             options.maxFilesize = try size(text, option: "--max-filesize")
         },
+        value("limit-rate", nil) { options, text throws(UsageError) in options.limitRate = try rate(text) },
         flag("parallel", "Z") { options, on in options.parallel = on },
         value("parallel-max", nil) { options, text throws(UsageError) in
             guard let count = Int(text) else { throw numberError("--parallel-max") }
@@ -173,6 +174,19 @@ struct OptionSpec: Sendable {
         guard !text.hasPrefix("-") else { throw UsageError("option -C: expected a positive numerical parameter") }
         guard let offset = Int64(digits) else { throw UsageError("option -C: too large number") }
         return .offset(offset)
+    }
+
+    /// `--limit-rate`'s bytes per second: a whole number with an optional binary suffix (`K`,
+    /// `M`, `G`, or `B` for bytes), as curl reads it; 0 is no cap (nil). curl answers every
+    /// other shape (a fraction, a sign, another unit) with the same words.
+    static func rate(_ text: String) throws(UsageError) -> Int64? {
+        var digits = text
+        // `B` follows a number only: `10KB` is another unit, which curl refuses.
+        if digits.last == "B" || digits.last == "b", digits.dropLast().last?.isNumber == true { digits.removeLast() }
+        guard digits.first?.isNumber == true, let value = try? size(digits, option: "--limit-rate") else {
+            throw UsageError("option --limit-rate: is badly used here")
+        }
+        return value > 0 ? value : nil
     }
 
     /// Bytes with an optional binary suffix: `1000`, `10K`, `2M`, `1G` (curl's units).

@@ -90,6 +90,8 @@ struct Options: Sendable, Equatable {
     var verbose = false
     var writeOut: String?
     var maxFilesize: Int64?
+    /// `--limit-rate`: bytes per second each transfer receives and sends at most; nil: no cap.
+    var limitRate: Int64?
     /// `-C`/`--continue-at`: continue every `-o` file instead of writing it anew.
     var continueAt: ContinueAt?
     var parallel = false

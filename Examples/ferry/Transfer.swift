@@ -65,6 +65,7 @@ struct Transfer: Sendable {
             }
             let started = session.dataTask(with: request)
             task = started
+            limitRate(of: started)
             // Only -v needs the delegate: each of its events costs a hop to the delegate queue.
             if options.verbose { started.delegate = TransferObserver(console: console) }
             let (body, response) = try await started.bytes()
@@ -135,8 +136,10 @@ struct Transfer: Sendable {
         var failure: NetworkError?
         do {
             // A continued file never receives an error body: the library refuses the answer.
-            let (_, response) = try await session.download(for: request, continuing: URL(fileURLWithPath: path),
-                                                            from: continueAt.bytes, delegate: observer)
+            let task = session.downloadTask(with: request, continuing: URL(fileURLWithPath: path), from: continueAt.bytes)
+            task.delegate = observer
+            limitRate(of: task)
+            let (_, response) = try await task.download()
             report.record(response)
         } catch {
             failure = error
@@ -162,6 +165,13 @@ struct Transfer: Sendable {
             }
         }
         return report
+    }
+
+    /// `--limit-rate`: curl caps each transfer, both ways.
+    private func limitRate(of task: SessionTask) {
+        guard let rate = options.limitRate else { return }
+        task.maximumDownloadBytesPerSecond = rate
+        task.maximumUploadBytesPerSecond = rate
     }
 
     /// What a failure tells the report: the response it carries (`%{http_code}`), the

@@ -123,6 +123,20 @@ struct ArgumentParserTests {
         #expect(usageError("--max-filesize", "99999999999G", "a") != nil)
     }
 
+    @Test("--limit-rate reads curl's units (K, M, G, B); 0 is no cap; every other shape is badly used, as curl says")
+    func limitRate() throws {
+        #expect(try parse("--limit-rate", "200K", "a").limitRate == 200 << 10)
+        #expect(try parse("--limit-rate", "1m", "a").limitRate == 1 << 20)
+        #expect(try parse("--limit-rate", "2G", "a").limitRate == 2 << 30)
+        #expect(try parse("--limit-rate", "500", "a").limitRate == 500)
+        #expect(try parse("--limit-rate", "500B", "a").limitRate == 500)
+        #expect(try parse("--limit-rate", "0", "a").limitRate == nil)
+        #expect(try parse("a").limitRate == nil)
+        for bad in ["1.5M", "-5", "10X", "10KB", "K", "", "B", "99999999999G"] {
+            #expect(usageError("--limit-rate", bad, "a") == UsageError("option --limit-rate: is badly used here"), "\(bad)")
+        }
+    }
+
     @Test func continueAtTakesADashOrAByteOffset() throws {
         #expect(try parse("a").continueAt == nil)
         #expect(try parse("-C", "-", "-o", "f", "a").continueAt == .end)

@@ -74,6 +74,27 @@ struct EndToEndConnectionTests {
         }
     }
 
+    /// `--limit-rate` caps the download (and, as curl's, the upload: the `-d` body goes out
+    /// whole). The duration is a lower bound only; the rate's accuracy is a benchmark figure.
+    @Test func limitRateCapsTheTransferAndLosesNothing() async throws {
+        try await HTTPBinServer.withServer { server in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let result = try await FerryProcess.run(
+                "-sS", "--limit-rate", "40K", "-w", "%{size_download}", server.url("/bytes/61440").absoluteString)
+            let elapsed = clock.now - start
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdout == TestBytes.pattern(count: 61_440) + Array("61440".utf8))
+            // (60 KiB − the 4 KiB burst) at 40 KiB/s.
+            #expect(elapsed >= .milliseconds(1_200), "\(elapsed)")
+            let upload = try await FerryProcess.run(
+                "-sS", "--limit-rate", "40K", "-d", String(repeating: "x", count: 61_440), "-o", "/dev/null",
+                "-w", "%{size_upload}", server.url("/status/204").absoluteString)
+            #expect(upload.status == 0 && upload.stdoutText == "61440", "\(upload)")
+            #expect(clock.now - start >= .milliseconds(2_400), "both transfers were capped")
+        }
+    }
+
     /// curl prints `200` for `%{http_code}` when `--max-filesize` refuses an announced length:
     /// the status line had arrived.
     @Test

@@ -8,6 +8,8 @@ import Synchronization
 /// A connection asks how much it may read or write (``available(at:)``), moves at most that,
 /// pays (``consume(_:)``), and when nothing is available stops watching its socket until
 /// ``delay(at:)`` has passed, on a timer of its event loop: no thread sleeps and nothing polls.
+/// Bytes are granted a quantum at a time (a fiftieth of a second's worth), so a fast cap is
+/// not spent in reads of the few bytes that accrue between two looks.
 /// Connections of one session may run on several loops, hence the lock; the engine only calls
 /// in here for an exchange that has a cap, so an uncapped transfer never touches it.
 package final class BandwidthLimiter: Sendable {
@@ -25,12 +27,14 @@ package final class BandwidthLimiter: Sendable {
         self.parent = parent
     }
 
-    /// Bytes that may move now: the least any cap in the chain has.
+    /// Bytes that may move now: the least any cap in the chain has, or 0 while some cap has
+    /// less than its quantum (then ``delay(at:)`` says when to look again).
     package func available(at now: Deadline = .now()) -> Int {
-        var least = bucket.withLock { $0.available(at: now) }
-        var next = parent
+        var least = Int64.max
+        var next: BandwidthLimiter? = self
         while let limiter = next, least > 0 {
-            least = min(least, limiter.bucket.withLock { $0.available(at: now) })
+            let (available, quantum) = limiter.bucket.withLock { ($0.available(at: now), $0.quantum) }
+            least = available < quantum ? 0 : min(least, available)
             next = limiter.parent
         }
         return Int(clamping: least)

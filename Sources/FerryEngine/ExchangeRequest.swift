@@ -33,12 +33,8 @@ package struct ExchangeRequest: Sendable {
     package var continueTimeout: Duration = .seconds(1)
     /// From 0 to 1: while requests wait for a connection, the highest goes first.
     package var priority: Float = 0.5
-    /// Caps how fast the response is read (its head and body as they arrive, before
-    /// decoding); nil: as fast as it comes.
-    package var downloadLimiter: BandwidthLimiter?
-    /// Caps how fast the request body is sent (the head and chunk framing go freely); nil: as
-    /// fast as the socket takes it.
-    package var uploadLimiter: BandwidthLimiter?
+    /// Caps on how fast the response is read and the body sent; nil: as fast as they go.
+    package var bandwidth: BandwidthLimits?
 
     /// Creates a request description.
     package init(

@@ -65,7 +65,7 @@ extension HTTP1Connection {
             return false
         case .processed(let count):
             lastActivity = .now()
-            exchange.request.downloadLimiter?.consume(count)
+            exchange.request.bandwidth?.download?.consume(count)
             parser.bodyBytesReadDirectly(count)
             guard directChunk.room == 0 else {
                 // The body's tail may be shorter than a raised mark: lower it in time.

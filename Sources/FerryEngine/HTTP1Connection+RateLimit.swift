@@ -12,6 +12,7 @@ extension HTTP1Connection {
     func holdReading(for limiter: BandwidthLimiter) {
         guard readRateTimer == nil, !isClosed else { return }
         setInterest(interest.subtracting(.read))
+        guard !isClosed else { return }
         readRateTimer = loop.scheduleTimer(at: .now() + limiter.delay()) { [weak self] in
             guard let self else { return }
             self.readRateTimer = nil
@@ -23,7 +24,8 @@ extension HTTP1Connection {
     /// already holds still goes out).
     func holdSending(for limiter: BandwidthLimiter) {
         guard writeRateTimer == nil, !isClosed else { return }
-        setInterest(transport.hasPendingOutput ? interest.union(.write) : interest.subtracting(.write))
+        watchWritingWhileTLSHoldsOutput()
+        guard !isClosed else { return }
         writeRateTimer = loop.scheduleTimer(at: .now() + limiter.delay()) { [weak self] in
             guard let self else { return }
             self.writeRateTimer = nil

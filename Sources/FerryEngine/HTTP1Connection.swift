@@ -154,9 +154,9 @@ final class HTTP1Connection: IOHandler {
         guard !readingPaused, readRateTimer == nil, !isClosed else { return }
         if hungUpWhilePaused {
             hungUpWhilePaused = false
-            interest = .read
+            interest.insert(.read)
             do throws(SystemError) {
-                try loop.register(fd: transport.fd, interest: .read, handler: self)
+                try loop.register(fd: transport.fd, interest: interest, handler: self)
             } catch {
                 transportFailed(.system(error), whileReading: true)
             }
@@ -175,7 +175,7 @@ final class HTTP1Connection: IOHandler {
         repeat {
             guard !isClosed, !readingPaused, readRateTimer == nil else { return }
             // Under a download cap, a read takes at most what the cap has now.
-            let limiter = exchange?.request.downloadLimiter
+            let limiter = exchange?.request.bandwidth?.download
             var allowance = Int.max
             if let limiter {
                 allowance = limiter.available()
@@ -443,9 +443,9 @@ final class HTTP1Connection: IOHandler {
         guard let exchange else { return }
         // An upload cap holds the body back: only ciphertext TLS still holds goes out.
         guard writeRateTimer == nil else {
-            return setInterest(transport.hasPendingOutput ? interest.union(.write) : interest.subtracting(.write))
+            return watchWritingWhileTLSHoldsOutput()
         }
-        let limiter = exchange.request.uploadLimiter
+        let limiter = exchange.request.bandwidth?.upload
         while !isClosed, self.exchange === exchange {
             switch outbound.step(transport: transport, exchange: exchange, bodyAllowance: limiter?.available() ?? .max) {
             case .wrote(let bodyBytes):
@@ -462,7 +462,7 @@ final class HTTP1Connection: IOHandler {
             case .waitingForSource(let needsRequest):
                 // TLS may still hold ciphertext of the last chunk: keep writing it out, or a
                 // producer that waits for the server would wait for ever.
-                setInterest(transport.hasPendingOutput ? interest.union(.write) : interest.subtracting(.write))
+                watchWritingWhileTLSHoldsOutput()
                 if needsRequest, case .stream(let source, _) = exchange.request.body {
                     let loop = self.loop
                     let box = LoopBound(self)
@@ -474,7 +474,7 @@ final class HTTP1Connection: IOHandler {
                 return
             case .finished:
                 // TLS may still hold ciphertext of the request's end: keep writing it out.
-                setInterest(transport.hasPendingOutput ? interest.union(.write) : interest.subtracting(.write))
+                watchWritingWhileTLSHoldsOutput()
                 requestWritten = true
                 exchange.requestSent()
                 return run(machine.requestSent())
@@ -493,9 +493,18 @@ final class HTTP1Connection: IOHandler {
         flush()
     }
 
+    /// Keeps write interest on only while TLS holds ciphertext to send (the request's end, or
+    /// a body's last record): nothing else is waiting to be written.
+    func watchWritingWhileTLSHoldsOutput() {
+        setInterest(transport.hasPendingOutput ? interest.union(.write) : interest.subtracting(.write))
+    }
+
     func setInterest(_ new: IOEvents) {
         guard new != interest, !isClosed else { return }
         interest = new
+        // Out of epoll after a hang-up while reading was held: what is wanted is registered
+        // when reading resumes.
+        guard !hungUpWhilePaused else { return }
         do throws(SystemError) {
             try loop.modify(fd: transport.fd, interest: new)
         } catch {

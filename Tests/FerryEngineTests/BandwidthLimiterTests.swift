@@ -29,6 +29,19 @@ struct BandwidthLimiterTests {
         #expect(first.available(at: Self.start) == 0)
     }
 
+    @Test("bytes are granted a quantum at a time: what trickles in between two looks waits")
+    func grantsWholeQuanta() {
+        let limiter = BandwidthLimiter(bytesPerSecond: 10_000_000, now: Self.start)   // quantum 200,000
+        limiter.consume(limiter.available(at: Self.start))
+        #expect(limiter.available(at: Self.start + .microseconds(3)) == 0, "30 bytes accrued: not worth a read")
+        #expect(limiter.delay(at: Self.start + .microseconds(3)) > .milliseconds(19))
+        #expect(limiter.available(at: Self.start + .milliseconds(20)) == 200_000)
+        let session = BandwidthLimiter(bytesPerSecond: 10_000, now: Self.start)      // quantum 200
+        let task = BandwidthLimiter(bytesPerSecond: 10_000_000, parent: session, now: Self.start)
+        session.consume(850)
+        #expect(task.available(at: Self.start) == 0, "150 left in the session's cap, less than its quantum")
+    }
+
     @Test func theChildsOwnCapHoldsWhenItIsTighter() {
         let session = BandwidthLimiter(bytesPerSecond: 1_000_000, now: Self.start)
         let task = BandwidthLimiter(bytesPerSecond: 5_000, parent: session, now: Self.start)

@@ -27,8 +27,7 @@ struct EngineBandwidthTests {
     static func capped(_ request: ExchangeRequest, download: BandwidthLimiter? = nil, upload: BandwidthLimiter? = nil)
         -> ExchangeRequest {
         var request = request
-        request.downloadLimiter = download
-        request.uploadLimiter = upload
+        request.bandwidth = BandwidthLimits(download: download, upload: upload)
         return request
     }
 
@@ -55,6 +54,28 @@ struct EngineBandwidthTests {
         #expect(elapsed >= Self.atLeast, "\(elapsed)")
         #expect(delegate.record.ownedChunkSizes.allSatisfy { $0 <= 4_000 }, "\(delegate.record.ownedChunkSizes)")
         #expect(next.succeeded && next.record.connections.first?.isReused == true, "the capped connection went back to the pool")
+    }
+
+    @Test("a fast cap (20 MB/s) moves whole quanta: the body arrives, and the loop still serves another exchange")
+    func fastCap() async throws {
+        let body = TestBytes.pattern(count: 8 << 20)
+        let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
+        let server = try ScriptedServer(scripts: [
+            [.readRequest, .send(head + body)], [.readRequest, .send(EngineTest.bytes(EngineTest.ok("other")))],
+        ])
+        let engine = try EngineTest.makeEngine()
+        let big = CollectingDelegate()
+        _ = engine.execute(Self.capped(EngineTest.request(server, target: "/big"),
+                                       download: BandwidthLimiter(bytesPerSecond: 20_000_000)), delegate: big)
+        #expect(await eventually { big.record.body.count > 1 << 20 })
+        let other = await EngineTest.run(engine, EngineTest.request(server, target: "/other"))
+        #expect(other.succeeded && other.record.body == Array("other".utf8))
+        #expect(await big.wait())
+        await EngineTest.shutdown(engine)
+        server.shutdown()
+        #expect(big.succeeded, "\(big.record.endings)")
+        #expect(big.record.body == body)
+        #expect(big.record.bodyCalls >= 2)
     }
 
     @Test("a close-delimited body under a cap: the peer's close while reading is held back loses nothing")

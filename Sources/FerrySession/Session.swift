@@ -38,8 +38,8 @@ public final class Session: Sendable {
     let preemptiveAuthentication = PreemptiveAuthentication()
     /// Which proxy carries a request, settled from the configuration when the session is made.
     let proxies: ProxyRoutes
-    /// The caps all the session's tasks share.
-    let bandwidth: BandwidthCaps
+    /// The caps all the session's tasks share; nil for none.
+    let bandwidth: BandwidthLimits?
 
     /// Creates a session.
     /// - Parameters:
@@ -64,8 +64,8 @@ public final class Session: Sendable {
         self.delegateQueue = delegateQueue ?? DispatchQueue(label: "ferry.session.delegate")
         self.isShared = isShared
         proxies = ProxyRoutes(configuration.proxy, environment: ProcessInfo.processInfo.environment)
-        bandwidth = BandwidthCaps(downloadBytesPerSecond: configuration.maximumDownloadBytesPerSecond,
-                                  uploadBytesPerSecond: configuration.maximumUploadBytesPerSecond)
+        bandwidth = BandwidthLimits.session(downloadBytesPerSecond: configuration.maximumDownloadBytesPerSecond,
+                                            uploadBytesPerSecond: configuration.maximumUploadBytesPerSecond)
         // The challenge reaches the delegate with the session itself, held weakly: the check
         // lives in the session's engine, which the session owns.
         let reference = WeakSession()
@@ -236,14 +236,14 @@ public final class Session: Sendable {
     /// task's `bandwidth` caps and the session's), with the session's cookies and any Basic
     /// answer it sends up front (returned, so the task counts it as tried), and the engine to
     /// run it on.
-    func prepare(_ request: NetworkRequest, priority: Float, bandwidth taskCaps: BandwidthCaps) throws(NetworkError)
+    func prepare(_ request: NetworkRequest, priority: Float, bandwidth taskCaps: BandwidthLimits?) throws(NetworkError)
         -> (ExchangeRequest, HTTPClientEngine, PreemptiveAuthentication.Answer?) {
         var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration, proxies: proxies)
         let upFront = addHTTPState(to: &exchange.head.headerFields, for: request)
         exchange.priority = priority
-        let caps = taskCaps.forExchange(under: bandwidth, bodyBytesPerSecond: request.body?.maximumBytesPerSecond)
-        exchange.downloadLimiter = caps.download
-        exchange.uploadLimiter = caps.upload
+        // Most requests have no body (and no body cap): its field is not read then.
+        let bodyCap = request.body == nil ? nil : request.body?.maximumBytesPerSecond
+        exchange.bandwidth = BandwidthLimits.forExchange(task: taskCaps, session: bandwidth, bodyBytesPerSecond: bodyCap)
         if exchange.key.scheme == "https" {
             switch tls.context {
             case .success(let context):

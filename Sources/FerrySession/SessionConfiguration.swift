@@ -101,7 +101,8 @@ public struct SessionConfiguration: Sendable {
     /// The most response bytes per second all the session's tasks receive together (curl's
     /// `CURLOPT_MAX_RECV_SPEED_LARGE`, for the whole session); nil, the default, or a value
     /// below 1: no cap. Counted as bytes arrive (heads and bodies, before decoding), averaged
-    /// by a token bucket that lets a tenth of a second's worth through at once after a pause.
+    /// by a token bucket that lets a tenth of a second's worth through at once after a pause
+    /// and then a fiftieth of a second's worth at a time; at most 1 GB/s.
     /// A task may have a lower cap of its own (``SessionTask/maximumDownloadBytesPerSecond``).
     public var maximumDownloadBytesPerSecond: Int64?
     /// The most request-body bytes per second all the session's tasks send together (curl's

@@ -68,16 +68,12 @@ extension DownloadTask {
     /// Call it instead of ``SessionTask/resume()``, on a task made by one of the session's
     /// `downloadTask` factories without a completion handler. Its delegate, if set before,
     /// receives its events. The file is the task's to hand over, as with the async calls: a
-    /// temporary file, which the caller moves or removes, or the file it continued.
+    /// temporary file, which the caller moves or removes, or the file it continued. (A
+    /// download delegate told of the file by `didFinishDownloadingTo` must leave it there.)
     /// - Throws: ``NetworkError`` as ``Session/download(resumeFrom:delegate:)``;
     ///   `.invalidRequest` when the task was resumed already or has a completion handler.
     public func download() async throws(NetworkError) -> (URL, NetworkResponse) {
-        let fresh = core.withLock { core -> Bool in
-            guard case .created = core.machine.state, case .none = core.completion else { return false }
-            return true
-        }
-        guard fresh else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
-        let result = try await outcome()
+        let result = try await outcome(onlyIfNew: true)
         guard let location = result.location else {
             throw NetworkError(EngineError(.internalInconsistency("a download ended without its file")), url: originalRequest.url)
         }
@@ -87,13 +83,15 @@ extension DownloadTask {
 
 extension SessionTask {
     /// Resumes the task and waits for its outcome (or, with `atHead`, for the response head).
-    /// Cancelling the awaiting Swift task cancels the task.
-    func outcome(atHead: Bool = false) async throws(NetworkError) -> TaskResult {
+    /// Cancelling the awaiting Swift task cancels the task. With `onlyIfNew`, a task that was
+    /// resumed or awaited already, or has a completion handler, fails with `.invalidRequest`
+    /// (checked as the waiter is attached, so two callers cannot both wait).
+    func outcome(atHead: Bool = false, onlyIfNew: Bool = false) async throws(NetworkError) -> TaskResult {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<TaskResult, NetworkError>, Never>) in
                 // A task cancelled before this point (the Swift task was cancelled already) has
                 // completed with no one waiting: it answers at once.
-                if let ended = attachCompletion(.waiter(continuation, atHead: atHead)) {
+                if let ended = attachCompletion(.waiter(continuation, atHead: atHead), onlyIfNew: onlyIfNew) {
                     return continuation.resume(returning: .failure(ended))
                 }
                 resume()
@@ -106,13 +104,19 @@ extension SessionTask {
 
     /// Sets who waits for the outcome (before ``resume()``). Returns the error the task
     /// already ended with, if it ended before anyone waited (it was cancelled).
-    func attachCompletion(_ completion: TaskCompletion) -> NetworkError? {
+    func attachCompletion(_ completion: TaskCompletion, onlyIfNew: Bool = false) -> NetworkError? {
         core.withLock { core in
-            guard core.machine.publicState == .completed else {
-                core.completion = completion
-                return nil
+            // A task that ended unawaited answers with its error (cancelled before it ran).
+            guard core.machine.publicState != .completed else {
+                return core.error ?? NetworkError(onlyIfNew ? SessionFailure.taskCannotStream : .cancelled, url: originalRequest.url)
             }
-            return core.error ?? NetworkError(SessionFailure.cancelled, url: originalRequest.url)
+            if onlyIfNew {
+                guard case .created = core.machine.state, case .none = core.completion else {
+                    return NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url)
+                }
+            }
+            core.completion = completion
+            return nil
         }
     }
 }

@@ -65,7 +65,9 @@ extension SessionTask {
             delegate.session(session, task: self, needNewBodyStream: { body in
                 guard let body else { return answer(nil) }
                 var next = request
-                next.body = body
+                // The new stream is the same body again: a throttled one keeps its cap.
+                next.body = body.maximumBytesPerSecond == nil
+                    ? body.limited(toBytesPerSecond: request.body?.maximumBytesPerSecond) : body
                 answer(next)
             })
         }

@@ -98,26 +98,27 @@ public class SessionTask: @unchecked Sendable {
     /// The most response bytes per second this task receives (curl's `--limit-rate`, or
     /// `CURLOPT_MAX_RECV_SPEED_LARGE`); nil, the default, or a value below 1: no cap of its own.
     /// Counted as bytes arrive (heads and bodies, before decoding); the session's cap
-    /// (``SessionConfiguration/maximumDownloadBytesPerSecond``) applies as well. Set it before
-    /// ``resume()``; a change applies from the task's next request (a redirect, a retry).
+    /// (``SessionConfiguration/maximumDownloadBytesPerSecond``) applies as well. At most 1 GB/s
+    /// (a higher value is read as that). Set it before ``resume()``; a change applies from the
+    /// task's next request (a redirect, a retry), with a fresh burst.
     public var maximumDownloadBytesPerSecond: Int64? {
-        get { core.withLock { $0.bandwidth.download?.bytesPerSecond } }
+        get { core.withLock { $0.bandwidth?.download?.bytesPerSecond } }
         set {
-            let limiter = BandwidthCaps.limiter(newValue, under: session.bandwidth.download)
-            core.withLock { $0.bandwidth.download = limiter }
+            let limiter = BandwidthLimits.limiter(newValue, under: session.bandwidth?.download)
+            core.withLock { $0.bandwidth = BandwidthLimits(download: limiter, upload: $0.bandwidth?.upload) }
         }
     }
 
     /// The most request-body bytes per second this task sends (curl's `--limit-rate`, or
     /// `CURLOPT_MAX_SEND_SPEED_LARGE`); nil, the default, or a value below 1: no cap of its
     /// own. The session's cap (``SessionConfiguration/maximumUploadBytesPerSecond``) and a
-    /// throttled body's (``RequestBody/maximumBytesPerSecond``) apply as well. Set it before
-    /// ``resume()``; a change applies from the task's next request.
+    /// throttled body's (``RequestBody/maximumBytesPerSecond``) apply as well. At most 1 GB/s.
+    /// Set it before ``resume()``; a change applies from the task's next request.
     public var maximumUploadBytesPerSecond: Int64? {
-        get { core.withLock { $0.bandwidth.upload?.bytesPerSecond } }
+        get { core.withLock { $0.bandwidth?.upload?.bytesPerSecond } }
         set {
-            let limiter = BandwidthCaps.limiter(newValue, under: session.bandwidth.upload)
-            core.withLock { $0.bandwidth.upload = limiter }
+            let limiter = BandwidthLimits.limiter(newValue, under: session.bandwidth?.upload)
+            core.withLock { $0.bandwidth = BandwidthLimits(download: $0.bandwidth?.download, upload: limiter) }
         }
     }
 
@@ -234,7 +235,7 @@ public class SessionTask: @unchecked Sendable {
 
     /// Runs `request` as the task's next exchange: the first, or one after a redirect.
     /// - Parameter settings: The task's priority and caps, when the caller read them already.
-    func startExchange(_ request: NetworkRequest, settings: (priority: Float, bandwidth: BandwidthCaps)? = nil) {
+    func startExchange(_ request: NetworkRequest, settings: (priority: Float, bandwidth: BandwidthLimits?)? = nil) {
         let (priority, bandwidth) = settings ?? core.withLock { ($0.priority, $0.bandwidth) }
         do throws(NetworkError) {
             let (exchange, engine, upFront) = try session.prepare(request, priority: priority, bandwidth: bandwidth)

@@ -18,7 +18,7 @@ struct TaskCore {
     var taskDescription: String?
     var priority: Float = 0.5
     /// The task's own caps (each under the session's), read as each exchange starts.
-    var bandwidth = BandwidthCaps()
+    var bandwidth: BandwidthLimits?
     var delegate: (any SessionTaskDelegate)? {
         // Worked out once here, so resume and suspend cast nothing.
         didSet { observesLifecycle = delegate is any TaskLifecycleObserving }

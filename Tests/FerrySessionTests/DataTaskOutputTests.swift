@@ -107,6 +107,31 @@ struct DataTaskOutputTests {
         }
     }
 
+    @Test("download() awaits a task the caller set up; a second caller, or a resumed task, is refused; the file is the caller's")
+    func downloadAwaitsANewTaskOnce() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let task = session.downloadTask(with: NetworkRequest(url: server.url("/drip?numbytes=10&duration=1&delay=0")))
+            task.priority = 1
+            async let first = task.download()
+            #expect(await waitUntil { task.state == .running })
+            do throws(NetworkError) {
+                _ = try await task.download()
+                Issue.record("a second caller awaited the same task")
+            } catch {
+                #expect(error.code == .invalidRequest)
+            }
+            let (location, response) = try await first
+            defer { try? FileManager.default.removeItem(at: location) }
+            #expect(response.statusCode == 200)
+            #expect(try Data(contentsOf: location).count == 10, "the returned temporary file is kept for the caller")
+            let resumed = session.downloadTask(with: NetworkRequest(url: server.url("/bytes/1")))
+            resumed.resume()
+            await #expect(throws: NetworkError.self) { try await resumed.download() }
+        }
+    }
+
     @Test func aDownloadMadeFromADataTaskCancels() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())

@@ -176,35 +176,31 @@ struct OptionSpec: Sendable {
         return .offset(offset)
     }
 
-    /// `--limit-rate`'s bytes per second: a whole number with an optional binary suffix (`K`,
-    /// `M`, `G`, or `B` for bytes), as curl reads it; 0 is no cap (nil). curl answers every
-    /// other shape (a fraction, a sign, another unit) with the same words.
+    /// `--limit-rate`'s bytes per second (``size(_:option:)``); 0 is no cap (nil).
     static func rate(_ text: String) throws(UsageError) -> Int64? {
-        var digits = text
-        // `B` follows a number only: `10KB` is another unit, which curl refuses.
-        if digits.last == "B" || digits.last == "b", digits.dropLast().last?.isNumber == true { digits.removeLast() }
-        guard digits.first?.isNumber == true, let value = try? size(digits, option: "--limit-rate") else {
-            throw UsageError("option --limit-rate: is badly used here")
-        }
+        let value = try size(text, option: "--limit-rate")
         return value > 0 ? value : nil
     }
 
-    /// Bytes with an optional binary suffix: `1000`, `10K`, `2M`, `1G` (curl's units).
+    /// Bytes as curl reads `--max-filesize` and `--limit-rate`: blanks and a `+` may lead, then
+    /// a whole number and at most one unit, `K`, `M` or `G` (binary) or `B`. Anything else is
+    /// "badly used" (curl first warns why); a product past 2⁶³ is "too large number".
     static func size(_ text: String, option: String) throws(UsageError) -> Int64 {
-        var digits = Substring(text)
-        var multiplier: Int64 = 1
-        switch text.last?.uppercased() {
+        let badlyUsed = UsageError("option \(option): is badly used here")
+        var rest = Substring(text).drop { $0 == " " || $0 == "\t" }
+        if rest.first == "+" { rest = rest.dropFirst() }
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, let value = Int64(digits) else { throw badlyUsed }
+        let multiplier: Int64
+        switch rest.dropFirst(digits.count).uppercased() {
+        case "", "B": multiplier = 1
         case "K": multiplier = 1 << 10
         case "M": multiplier = 1 << 20
         case "G": multiplier = 1 << 30
-        default: break
-        }
-        if multiplier != 1 { digits = digits.dropLast() }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int64(digits) else {
-            throw numberError(option)
+        default: throw badlyUsed
         }
         let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
-        guard !overflow else { throw numberError(option) }
+        guard !overflow else { throw UsageError("option \(option): too large number") }
         return product
     }
 }

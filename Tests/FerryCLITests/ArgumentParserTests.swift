@@ -132,9 +132,12 @@ struct ArgumentParserTests {
         #expect(try parse("--limit-rate", "500B", "a").limitRate == 500)
         #expect(try parse("--limit-rate", "0", "a").limitRate == nil)
         #expect(try parse("a").limitRate == nil)
-        for bad in ["1.5M", "-5", "10X", "10KB", "K", "", "B", "99999999999G"] {
+        #expect(try parse("--limit-rate", " +100k", "a").limitRate == 100 << 10, "strtoll's blanks and sign")
+        for bad in ["1.5M", "-5", "10X", "10KB", "K", "", "B", "99999999999999999999"] {
             #expect(usageError("--limit-rate", bad, "a") == UsageError("option --limit-rate: is badly used here"), "\(bad)")
         }
+        #expect(usageError("--limit-rate", "99999999999G", "a") == UsageError("option --limit-rate: too large number"))
+        #expect(try parse("--max-filesize", "100B", "a").maxFilesize == 100, "the same reader as curl's")
     }
 
     @Test func continueAtTakesADashOrAByteOffset() throws {

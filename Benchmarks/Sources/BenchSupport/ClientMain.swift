@@ -8,10 +8,14 @@ public struct ClientResult: Sendable {
     public var bytes: Int64
     /// For decoded documents (W8): the sum of every document's verified checksum.
     public var checksum: Int64?
+    /// Seconds from the first request to the last body byte, timed in the process (start-up
+    /// and set-up left out): what a capped transfer's achieved rate is read against (W10, W11).
+    public var seconds: Double?
 
-    public init(bytes: Int64, checksum: Int64? = nil) {
+    public init(bytes: Int64, checksum: Int64? = nil, seconds: Double? = nil) {
         self.bytes = bytes
         self.checksum = checksum
+        self.seconds = seconds
     }
 }
 
@@ -25,7 +29,8 @@ public enum ClientMain {
         do {
             let options = try ClientOptions(arguments: Array(CommandLine.arguments.dropFirst()))
             let result = try await workload(options)
-            print("result requests=\(options.count) bytes=\(result.bytes)" + (result.checksum.map { " checksum=\($0)" } ?? ""))
+            print("result requests=\(options.count) bytes=\(result.bytes)" + (result.checksum.map { " checksum=\($0)" } ?? "")
+                + (result.seconds.map { " seconds=\($0)" } ?? ""))
             exit(0)
         } catch {
             let message = Array("error: \(error)\n".utf8)
@@ -37,7 +42,7 @@ public enum ClientMain {
     /// Runs `options.count` requests, `options.concurrency` at a time, each checked to have
     /// returned exactly `options.bodyBytes` bytes.
     /// - Parameter load: Performs request number `index` and returns its status and body length.
-    /// - Returns: The body bytes of all requests together.
+    /// - Returns: The body bytes of all requests together, and the seconds they took.
     /// - Throws: The first failure, or ``BenchError`` for a wrong status or body length.
     public static func requests(
         _ options: ClientOptions,
@@ -47,6 +52,7 @@ public enum ClientMain {
         // `load` would add an async frame to each (about 400 instructions).
         let workers = min(options.concurrency, options.count)
         let expected = options.bodyBytes
+        let started = ContinuousClock.now
         let bytes = try await withThrowingTaskGroup(of: Int64.self) { group in
             // Worker w takes requests w, w + workers, w + 2·workers, … one after another, so
             // exactly `workers` requests are in flight until the tail.
@@ -65,7 +71,7 @@ public enum ClientMain {
             for try await part in group { total += part }
             return total
         }
-        return ClientResult(bytes: bytes)
+        return ClientResult(bytes: bytes, seconds: seconds(since: started))
     }
 
     /// Runs `options.count` requests for W8's JSON document, `options.concurrency` at a time,
@@ -73,13 +79,14 @@ public enum ClientMain {
     /// document whose records match its checksum (``BenchDocument/verified()``).
     /// - Parameter load: Performs request number `index` and returns its status, body length
     ///   and decoded document.
-    /// - Returns: The body bytes and the sum of the documents' checksums.
+    /// - Returns: The body bytes, the sum of the documents' checksums and the seconds taken.
     /// - Throws: The first failure, or ``BenchError`` for a wrong status, length or document.
     public static func documents(
         _ options: ClientOptions,
         _ load: @escaping @Sendable (_ index: Int) async throws -> (status: Int, bytes: Int64, document: BenchDocument)
     ) async throws -> ClientResult {
         let expected = options.bodyBytes
+        let started = ContinuousClock.now
         let (bytes, checksum) = try await spread(options) { index in
             let (status, bytes, document) = try await load(index)
             try check(status: status, bytes: bytes, expected: expected, index: index)
@@ -89,7 +96,13 @@ public enum ClientMain {
                 throw BenchError("request \(index): \(error)")
             }
         }
-        return ClientResult(bytes: bytes, checksum: checksum)
+        return ClientResult(bytes: bytes, checksum: checksum, seconds: seconds(since: started))
+    }
+
+    /// Seconds on the continuous clock since `start`.
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let (seconds, attoseconds) = (ContinuousClock.now - start).components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// Runs `options.count` calls of `load`, `options.concurrency` at a time, and sums the

@@ -4,11 +4,12 @@
 /// ```
 /// bench-<client> --url URL --count N [--concurrency C] --body-bytes B
 ///                [--mode memory|stream|download|decode|upload] [--output FILE] [--input FILE]
-///                [--cacert PEM] [--connection-close] [--no-resume]
+///                [--cacert PEM] [--connection-close] [--no-resume] [--limit-rate BYTES]
 /// ```
-/// Every client prints one line `result requests=N bytes=B` on success (`decode` adds
-/// `checksum=C`, the sum of the documents' checksums) and exits 0; on any failure it prints
-/// `error: …` on standard error and exits 1.
+/// Every client prints one line `result requests=N bytes=B seconds=S` on success (`decode`
+/// adds `checksum=C`, the sum of the documents' checksums; `seconds` is the time from the first
+/// request to the last body byte, measured inside the process) and exits 0; on any failure it
+/// prints `error: …` on standard error and exits 1.
 public struct ClientOptions: Sendable {
     /// How a response body is consumed.
     public enum Mode: String, Sendable {
@@ -45,6 +46,10 @@ public struct ClientOptions: Sendable {
     public var connectionClose = false
     /// Allow TLS session resumption where the client has a switch for it.
     public var resumesSessions = true
+    /// The most bytes per second each request may receive and send (curl's `--limit-rate`,
+    /// W10 and W11); nil: no cap. Only `stream` and `upload` take it, and only a client with
+    /// a cap: the others refuse it rather than run uncapped.
+    public var limitRate: Int64?
 
     /// Parses the arguments after the program name.
     /// - Throws: ``BenchError`` naming the bad or missing argument.
@@ -68,6 +73,7 @@ public struct ClientOptions: Sendable {
             case "--cacert": cacert = try reader.value(of: argument)
             case "--connection-close": connectionClose = true
             case "--no-resume": resumesSessions = false
+            case "--limit-rate": limitRate = Int64(try reader.number(of: argument, minimum: 1))
             default: throw BenchError("unknown argument \(argument)")
             }
         }
@@ -76,6 +82,9 @@ public struct ClientOptions: Sendable {
         guard let bodyBytes else { throw BenchError("--body-bytes is required") }
         if mode == .download, output == nil { throw BenchError("--mode download needs --output") }
         if mode == .upload, input == nil { throw BenchError("--mode upload needs --input") }
+        if limitRate != nil, mode != .stream, mode != .upload {
+            throw BenchError("--limit-rate applies to --mode stream and upload only")
+        }
         self.url = url
         self.count = count
         self.bodyBytes = bodyBytes

@@ -16,6 +16,7 @@ enum AHCClient {
     }
 
     static func run(_ options: ClientOptions) async throws -> ClientResult {
+        guard options.limitRate == nil else { throw BenchError("AsyncHTTPClient has no bandwidth cap (--limit-rate)") }
         var tls = TLSConfiguration.makeClientConfiguration()
         if let cacert = options.cacert {
             tls.trustRoots = .file(cacert)

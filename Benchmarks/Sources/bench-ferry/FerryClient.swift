@@ -8,8 +8,10 @@ import Glibc
 /// The Ferry client: the library's public async API, as an app would use it. With
 /// `FERRY_BENCH_EXECUTOR=loop` (the `ferry-loop` row) the workload runs with a preference for
 /// the session's loop executor (`Session.taskExecutor(for:)`), as a caller that awaits one
-/// request after another would run it to spare the thread switches. W8 and W9 go through
-/// `HTTPSessionManager` instead (``ManagerWorkloads``).
+/// request after another would run it to spare the thread switches. W8, W9 and W11 go through
+/// `HTTPSessionManager` instead (``ManagerWorkloads``). W10's cap (`--limit-rate`) is the task's
+/// own: `maximumDownloadBytesPerSecond` (and upload, as curl caps both) on the data task made
+/// for the request.
 @main
 enum FerryClient {
     static func main() async {
@@ -56,7 +58,7 @@ enum FerryClient {
             }
         case .stream:
             return try await ClientMain.requests(options) { [request] _ in
-                let (body, response) = try await session.bytes(for: request)
+                let (body, response) = try await bytes(for: request, in: session, limitRate: options.limitRate)
                 var received: Int64 = 0
                 for try await chunk in body { received += Int64(chunk.count) }
                 return (response.statusCode, received)
@@ -68,5 +70,16 @@ enum FerryClient {
                 return (response.statusCode, try ClientMain.fileSize(output.path))
             }
         }
+    }
+
+    /// `session.bytes(for:)`; with a cap, the same through a data task made first, so the cap
+    /// is set before it starts (a task's cap applies from its next request).
+    private static func bytes(for request: NetworkRequest, in session: Session,
+                              limitRate: Int64?) async throws(NetworkError) -> (ResponseBody, NetworkResponse) {
+        guard let limitRate else { return try await session.bytes(for: request) }
+        let task = session.dataTask(with: request)
+        task.maximumDownloadBytesPerSecond = limitRate
+        task.maximumUploadBytesPerSecond = limitRate
+        return try await task.bytes()
     }
 }

@@ -25,6 +25,7 @@ enum URLSessionClient {
     }
 
     static func run(_ options: ClientOptions) async throws -> ClientResult {
+        guard options.limitRate == nil else { throw BenchError("URLSession has no bandwidth cap (--limit-rate)") }
         guard let url = URL(string: options.url) else { throw BenchError("bad URL \(options.url)") }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = max(options.concurrency, 6)

@@ -28,6 +28,7 @@ struct Client: Sendable {
             if workload.server != .http { argv += ["--cacert", run.caFile] }
             if workload.connectionClose { argv.append("--connection-close") }
             if !workload.resumesSessions { argv.append("--no-resume") }
+            if let rate = workload.limitRate { argv += ["--limit-rate", String(rate)] }
             return (argv, environment)
         }
     }
@@ -41,12 +42,15 @@ struct Client: Sendable {
     }
 
     /// The curl command line: one process per workload, every URL of it in a config file.
+    /// A capped workload adds `--limit-rate` and the transfer's own time to each `--write-out`
+    /// line (``writeOut(_:size:)``).
     static func curl(binary: String) -> Client {
         Client(name: "curl") { workload, run throws(BenchError) in
+            let capped = workload.limitRate.map { ["--limit-rate", String($0)] } ?? []
             if workload.mode == "upload" {
-                // W9: curl's own multipart form, the file as the part "file"; the answer is dropped.
+                // W9, W11: curl's own multipart form, the file as the part "file"; the answer is dropped.
                 return ([binary, "--silent", "--show-error", "--http1.1", "--form", "file=@\(run.uploadPath)",
-                         "--output", "/dev/null", "--write-out", "%{http_code} %{size_upload}\\n", run.url], [:])
+                         "--output", "/dev/null", "--write-out", writeOut(workload, size: "size_upload")] + capped + [run.url], [:])
             }
             // One `url`/`output` pair per request; curl runs them in order on one keep-alive
             // connection, or 32 at a time with --parallel.
@@ -58,12 +62,19 @@ struct Client: Sendable {
             }
             try writeFile(run.scratchPath, config)
             var argv = [binary, "--silent", "--show-error", "--http1.1", "--config", run.scratchPath,
-                        "--write-out", "%{http_code} %{size_download}\\n"]
+                        "--write-out", writeOut(workload, size: "size_download")] + capped
             if workload.server != .http { argv += ["--cacert", run.caFile] }
             if workload.concurrency > 1 { argv += ["--parallel", "--parallel-max", String(workload.concurrency)] }
             if workload.connectionClose { argv += ["--header", "Connection: close"] }
             if !workload.resumesSessions { argv.append("--no-sessionid") }
             return (argv, [:])
         }
+    }
+
+    /// curl's (and ferry's) `--write-out` line per transfer: `<status> <size>`, and for a capped
+    /// workload ` <time_total>`, the seconds from the transfer's start to its last byte (what
+    /// ``Verify/transferSeconds(client:workload:stdout:)`` reads).
+    static func writeOut(_ workload: Workload, size: String) -> String {
+        "%{http_code} %{\(size)}" + (workload.limitRate == nil ? "" : " %{time_total}") + "\\n"
     }
 }

@@ -34,7 +34,7 @@ struct Driver {
         let all = Workload.all(quick: options.quick)
         if let wanted = options.workloads {
             if let unknown = wanted.first(where: { id in !all.contains { $0.id == id } }) {
-                throw BenchError("unknown workload \(unknown); the workloads are W0 to W9")
+                throw BenchError("unknown workload \(unknown); the workloads are W0 to W11")
             }
             workloads = all.filter { wanted.contains($0.id) }
         } else {
@@ -78,7 +78,8 @@ struct Driver {
                         samples.append(sample)
                         print(String(format: "  %@ #%d %-10@ cpu %.3f s  wall %.3f s  rss %.1f MiB  server %.2f s  conns %d",
                                      workload.id, repetition, client.name, sample.cpuSeconds, sample.wallSeconds,
-                                     Double(sample.maxRSSKiB) / 1024, sample.nginx.cpuSeconds, sample.nginx.connections))
+                                     Double(sample.maxRSSKiB) / 1024, sample.nginx.cpuSeconds, sample.nginx.connections)
+                            + (sample.rate.map { String(format: "  rate %@ in %.3f s", $0.text, $0.seconds) } ?? ""))
                     } catch {
                         let message = "\(workload.id) \(client.name) #\(repetition): \(error)"
                         print("  FAIL \(message)")
@@ -151,6 +152,7 @@ struct Driver {
             throw BenchError("\(how); stderr: \(stderrTail)")
         }
         let bytes = try Verify.bodies(client: client.name, workload: workload, stdout: stdout, documentChecksum: documentChecksum)
+        let seconds = try Verify.transferSeconds(client: client.name, workload: workload, stdout: stdout)
         if let upload { try Verify.upload(workload: workload, sink: upload) }
         if workload.mode == "download" {
             let size = fileSize(context.downloadPath) ?? -1
@@ -163,7 +165,8 @@ struct Driver {
             workload: workload.id, client: client.name, repetition: repetition,
             userSeconds: outcome.userSeconds, systemSeconds: outcome.systemSeconds,
             wallSeconds: outcome.wallSeconds, maxRSSKiB: outcome.maxRSSKiB,
-            bodyBytes: bytes, requests: workload.requests, nginx: server)
+            bodyBytes: bytes, requests: workload.requests, nginx: server,
+            rate: workload.limitRate.flatMap { cap in seconds.map { RateFigure(capBytesPerSecond: cap, bytes: bytes, seconds: $0) } })
     }
 
     /// The checksum of W8's document, from Foundation's JSONDecoder here; the file must have

@@ -62,6 +62,7 @@ struct Report {
                 lines.append("| " + cells.joined(separator: " | ") + " |")
             }
         }
+        lines += rateLines()
         if !failures.isEmpty {
             lines.append("")
             lines.append("FAILED runs (left out of the medians):")

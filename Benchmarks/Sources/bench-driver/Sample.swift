@@ -10,6 +10,8 @@ struct Sample: Codable {
     var bodyBytes: Int64
     var requests: Int
     var nginx: NginxProbe.Delta
+    /// For a capped workload (W10, W11): the rate achieved against the cap.
+    var rate: RateFigure?
 
     var cpuSeconds: Double { userSeconds + systemSeconds }
 }
@@ -36,6 +38,9 @@ struct Summary: Codable {
     var megabytesPerSecond: Double?
     /// Ferry's headline figure divided by this client's (nil for Ferry itself).
     var ferryRatio: Double?
+    /// For a capped workload: the rate at the median time, and every run's in repetition order.
+    var rate: RateFigure?
+    var rates: [RateFigure]?
 
     init(workload: Workload, client: String, samples: [Sample]) {
         self.workload = workload.id
@@ -59,7 +64,7 @@ struct Summary: Codable {
             cpuFigure = cpuSeconds / Double(workload.requests) * 1_000_000
             cpuUnit = "µs/req"
             megabytesPerSecond = nil
-        case .cpuPerGiB, .peakRSS:
+        case .cpuPerGiB, .peakRSS, .rate:
             cpuFigure = cpuSeconds / (bytes / Double(Workload.gib))
             cpuUnit = "s/GiB"
             megabytesPerSecond = bytes / wallSeconds / 1_000_000
@@ -70,6 +75,11 @@ struct Summary: Codable {
         } else {
             figure = cpuFigure
             unit = cpuUnit
+        }
+        let measured = samples.sorted { $0.repetition < $1.repetition }.compactMap(\.rate)
+        if let first = measured.first {
+            rates = measured
+            rate = RateFigure(capBytesPerSecond: first.capBytesPerSecond, bytes: first.bytes, seconds: median(measured.map(\.seconds)))
         }
     }
 }

@@ -9,12 +9,15 @@ enum Verify {
     ///   decoding client must report it times the requests.
     static func bodies(client: String, workload: Workload, stdout: String, documentChecksum: Int64?) throws(BenchError) -> Int64 {
         let expected = workload.bodyBytes * Int64(workload.requests)
+        // A capped workload's lines end in the transfer's seconds (``transferSeconds(client:workload:stdout:)``).
+        let writeOutFields = workload.limitRate == nil ? 2 : 3
         if (client == "curl" || client == "ferry-cli") && workload.mode == "upload" {
             // "<status> <bytes sent>": the form is the file and the multipart framing around it.
             // What arrived is bench-sink's to say (``upload(workload:sink:)``).
             let lines = stdout.split(separator: "\n")
             let fields = lines.first?.split(separator: " ") ?? []
-            guard lines.count == 1, fields.count == 2, fields[0] == "200", let sent = Int64(fields[1]), sent > workload.bodyBytes else {
+            guard lines.count == 1, fields.count == writeOutFields, fields[0] == "200", let sent = Int64(fields[1]),
+                  sent > workload.bodyBytes else {
                 throw BenchError("\(client) reported \"\(stdout.prefix(200))\", expected \"200 <more than \(workload.bodyBytes)>\"")
             }
             return workload.bodyBytes
@@ -28,7 +31,7 @@ enum Verify {
             var total: Int64 = 0
             for line in lines {
                 let fields = line.split(separator: " ")
-                guard fields.count == 2, fields[0] == "200", let size = Int64(fields[1]), size == workload.bodyBytes else {
+                guard fields.count == writeOutFields, fields[0] == "200", let size = Int64(fields[1]), size == workload.bodyBytes else {
                     throw BenchError("\(client) transfer \"\(line)\", expected \"200 \(workload.bodyBytes)\"")
                 }
                 total += size
@@ -55,6 +58,28 @@ enum Verify {
             }
         }
         return expected
+    }
+
+    /// For a capped workload (W10, W11), the seconds the client itself timed from its first
+    /// request to its last byte, so that its start-up does not count: the Swift clients'
+    /// `seconds=` on the result line, or the sum of curl's and ferry's `%{time_total}` (the
+    /// transfers run one after another). nil for an uncapped workload.
+    /// - Throws: ``BenchError`` when a capped run did not report a positive time.
+    static func transferSeconds(client: String, workload: Workload, stdout: String) throws(BenchError) -> Double? {
+        guard workload.limitRate != nil else { return nil }
+        var seconds: Double?
+        if client == "curl" || client == "ferry-cli" {
+            // "<status> <size> <time_total>" per transfer.
+            let times = stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+            seconds = times.count == workload.requests ? times.reduce(0, +) : nil
+        } else if let line = stdout.split(separator: "\n").last(where: { $0.hasPrefix("result ") }),
+                  let field = line.split(separator: " ").first(where: { $0.hasPrefix("seconds=") }) {
+            seconds = Double(field.dropFirst("seconds=".count))
+        }
+        guard let seconds, seconds > 0 else {
+            throw BenchError("\(client) reported no time for the capped transfer: \(stdout.suffix(300))")
+        }
+        return seconds
     }
 
     /// W9: bench-sink received one upload, well formed, with every byte of the file.

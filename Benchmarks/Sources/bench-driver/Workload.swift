@@ -1,4 +1,5 @@
-/// One of issue 5's workloads (and issue 18's W8 and W9), sized for a full or a `--quick` run.
+/// One of issue 5's workloads (and issue 18's W8 and W9, and the bandwidth cap's W10 and W11),
+/// sized for a full or a `--quick` run.
 struct Workload: Sendable {
     /// How a workload's headline figure is expressed.
     enum Figure: Sendable {
@@ -10,6 +11,10 @@ struct Workload: Sendable {
         case cpuPerGiB
         /// Peak RSS (W7); CPU per GiB is shown too.
         case peakRSS
+        /// The rate a capped transfer achieved against its cap (``Workload/limitRate``): body
+        /// bytes over the client's own time from first request to last byte (W10, W11). CPU per
+        /// GiB is shown too, and is what Ferry/peer compares.
+        case rate
     }
 
     /// Which nginx server a workload talks to.
@@ -38,6 +43,9 @@ struct Workload: Sendable {
     let resumesSessions: Bool
     /// The clients that can do this workload; nil: all. The others are skipped, not failed.
     var clients: Set<String>? = nil
+    /// The cap, bytes per second, each client is asked to keep each transfer to (curl's
+    /// `--limit-rate`, both directions); nil: none.
+    var limitRate: Int64? = nil
 
     /// True when every request must arrive on a connection of its own (W5, W6).
     var newConnectionPerRequest: Bool { connectionClose }
@@ -57,6 +65,8 @@ struct Workload: Sendable {
     static func all(quick: Bool) -> [Workload] {
         let large: (file: String, bytes: Int64) = quick ? ("16m.bin", 16 * mib) : ("1g.bin", gib)
         let largeTitle = quick ? "16 MiB" : "1 GiB"
+        // W10/W11's cap: 16 MiB takes about 5.1 s at 3,200 KiB/s, about 1 s at --quick's 16 MiB/s.
+        let cap: (bytesPerSecond: Int64, title: String) = quick ? (16 * mib, "16 MiB/s") : (3200 * kib, "3,200 KiB/s")
         return [
             // Not one of issue 5's workloads: what starting the process and one request cost each
             // client, to read the per-request figures of the others against.
@@ -107,6 +117,19 @@ struct Workload: Sendable {
                      requests: 1, concurrency: 1, mode: "upload",
                      connectionClose: false, resumesSessions: true,
                      clients: ["ferry", "ferry-loop", "curl"]),
+            // The bandwidth cap (curl's --limit-rate): the figure is the rate each client achieved
+            // against it. Clients with a cap only: Ferry's library (the task's cap for W10, the
+            // form's throttle for W11), its command line and curl.
+            Workload(id: "W10", title: "GET 16 MiB over HTTP capped at \(cap.title), body discarded",
+                     figure: .rate, server: .http, file: "16m.bin", bodyBytes: 16 * mib,
+                     requests: 1, concurrency: 1, mode: "stream",
+                     connectionClose: false, resumesSessions: true,
+                     clients: ["ferry", "ferry-cli", "curl"], limitRate: cap.bytesPerSecond),
+            Workload(id: "W11", title: "multipart upload of a 16 MiB file capped at \(cap.title) (POST, -F)",
+                     figure: .rate, server: .sink, file: "16m.bin", bodyBytes: 16 * mib,
+                     requests: 1, concurrency: 1, mode: "upload",
+                     connectionClose: false, resumesSessions: true,
+                     clients: ["ferry", "ferry-cli", "curl"], limitRate: cap.bytesPerSecond),
         ]
     }
 }

@@ -33,7 +33,7 @@ struct Report {
     func markdown() -> String {
         var lines: [String] = []
         lines.append("Medians of \(repetitions) interleaved repetition(s)\(options.quick ? " — QUICK mode (scaled down; not a measurement)" : ""). "
-            + "CPU is the client's user+sys from wait4; server CPU is nginx's worker's utime+stime (bench-sink's for W9); "
+            + "CPU is the client's user+sys from wait4; server CPU is nginx's worker's utime+stime (bench-sink's for W9 and W11); "
             + "Ferry/peer divides Ferry's headline figure (CPU, or peak RSS for W7) by the peer's: below 1 means Ferry uses less; "
             + "on the ferry-cli row (the `ferry` command line) it divides that row's figure by curl's. "
             + "ferry-loop is the Ferry client awaiting on the session's loop executor (Session.taskExecutor(for:)).")

@@ -11,19 +11,6 @@ import TestSupport
 
 @Suite("Engine: bandwidth caps")
 struct EngineBandwidthTests {
-    /// 40 kB/s: a burst of 4,000 bytes, then 800-byte quanta 20 ms apart.
-    static let rate: Int64 = 40_000
-    /// 60,000 bytes take at least (60,000 − 4,000) / 40,000 = 1.4 s under the cap.
-    static let size = 60_000
-    static let atLeast = Duration.milliseconds(1_200)
-
-    static func timed(_ body: () async throws -> Void) async rethrows -> Duration {
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await body()
-        return clock.now - start
-    }
-
     static func capped(_ request: ExchangeRequest, download: BandwidthLimiter? = nil, upload: BandwidthLimiter? = nil)
         -> ExchangeRequest {
         var request = request
@@ -34,15 +21,15 @@ struct EngineBandwidthTests {
     @Test("a capped download arrives whole, no read larger than the burst, and the connection is reused",
           arguments: [false, true])
     func download(ownedChunks: Bool) async throws {
-        let body = TestBytes.pattern(count: Self.size)
+        let body = TestBytes.pattern(count: CappedTransfer.size)
         let head = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"]))
         let server = try ScriptedServer(scripts: [
             [.readRequest, .send(head + body), .readRequest, .send(EngineTest.bytes(EngineTest.ok("next")))],
         ])
         let engine = try EngineTest.makeEngine()
-        let limiter = BandwidthLimiter(bytesPerSecond: Self.rate)
+        let limiter = BandwidthLimiter(bytesPerSecond: CappedTransfer.rate)
         let delegate = CollectingDelegate(takesOwnedChunks: ownedChunks)
-        let elapsed = await Self.timed {
+        let (_, elapsed) = await CappedTransfer.timed {
             await EngineTest.run(engine, Self.capped(EngineTest.request(server, target: "/big"), download: limiter), delegate: delegate)
         }
         let next = await EngineTest.run(engine, EngineTest.request(server, target: "/next"))
@@ -51,7 +38,7 @@ struct EngineBandwidthTests {
 
         #expect(delegate.succeeded, "\(delegate.record.endings)")
         #expect(delegate.record.body == body)
-        #expect(elapsed >= Self.atLeast, "\(elapsed)")
+        #expect(elapsed >= CappedTransfer.atLeast, "\(elapsed)")
         #expect(delegate.record.ownedChunkSizes.allSatisfy { $0 <= 4_000 }, "\(delegate.record.ownedChunkSizes)")
         #expect(next.succeeded && next.record.connections.first?.isReused == true, "the capped connection went back to the pool")
     }
@@ -80,13 +67,13 @@ struct EngineBandwidthTests {
 
     @Test("a close-delimited body under a cap: the peer's close while reading is held back loses nothing")
     func closeWhileHeld() async throws {
-        let body = TestBytes.pattern(count: Self.size)
+        let body = TestBytes.pattern(count: CappedTransfer.size)
         let server = try ScriptedServer(scripts: [
             [.readRequest, .send(EngineTest.bytes(EngineTest.response(["Connection: close"])) + body), .close],
         ])
         let engine = try EngineTest.makeEngine()
         let delegate = await EngineTest.run(
-            engine, Self.capped(EngineTest.request(server), download: BandwidthLimiter(bytesPerSecond: Self.rate)))
+            engine, Self.capped(EngineTest.request(server), download: BandwidthLimiter(bytesPerSecond: CappedTransfer.rate)))
         await EngineTest.shutdown(engine)
         server.shutdown()
         #expect(delegate.succeeded, "\(delegate.record.endings)")
@@ -95,12 +82,12 @@ struct EngineBandwidthTests {
 
     @Test("waiting for the cap is not the peer's silence: a request timeout shorter than the transfer does not fire")
     func heldIsNotStalled() async throws {
-        let body = TestBytes.pattern(count: Self.size)
+        let body = TestBytes.pattern(count: CappedTransfer.size)
         let server = try ScriptedServer(scripts: [
             [.readRequest, .send(EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"])) + body)],
         ])
         let engine = try EngineTest.makeEngine()
-        var request = Self.capped(EngineTest.request(server), download: BandwidthLimiter(bytesPerSecond: Self.rate),
+        var request = Self.capped(EngineTest.request(server), download: BandwidthLimiter(bytesPerSecond: CappedTransfer.rate),
                                   upload: BandwidthLimiter(bytesPerSecond: 1))
         request.requestTimeout = .milliseconds(300)
         let delegate = await EngineTest.run(engine, request)
@@ -132,7 +119,7 @@ struct EngineBandwidthTests {
 
     @Test("a capped upload leaves whole from memory, a file and a stream", arguments: ["bytes", "file", "stream"])
     func upload(source: String) async throws {
-        let body = TestBytes.pattern(count: Self.size)
+        let body = TestBytes.pattern(count: CappedTransfer.size)
         let directory = try TemporaryDirectory()
         let exchangeBody: ExchangeBody
         switch source {
@@ -149,17 +136,17 @@ struct EngineBandwidthTests {
         let server = try ScriptedServer(scripts: [[.readRequest, .send(EngineTest.ok("done"))]])
         let engine = try EngineTest.makeEngine()
         let delegate = CollectingDelegate()
-        let elapsed = await Self.timed {
+        let (_, elapsed) = await CappedTransfer.timed {
             await EngineTest.run(
                 engine, Self.capped(EngineTest.request(server, method: .put, body: exchangeBody),
-                                    upload: BandwidthLimiter(bytesPerSecond: Self.rate)), delegate: delegate)
+                                    upload: BandwidthLimiter(bytesPerSecond: CappedTransfer.rate)), delegate: delegate)
         }
         await EngineTest.shutdown(engine)
         await server.shutdownGracefully()
 
         #expect(delegate.succeeded, "\(delegate.record.endings)")
         #expect(delegate.record.sentBodyBytes == Int64(body.count))
-        #expect(elapsed >= Self.atLeast, "\(elapsed)")
+        #expect(elapsed >= CappedTransfer.atLeast, "\(elapsed)")
         let received = server.receivedBytes(connection: 0)
         if source == "stream" {
             // Chunked: the payload is the chunks' data, in order.
@@ -171,13 +158,13 @@ struct EngineBandwidthTests {
 
     @Test("two exchanges under one shared cap take turns: together they keep to it")
     func sharedCap() async throws {
-        let body = TestBytes.pattern(count: Self.size / 2)
+        let body = TestBytes.pattern(count: CappedTransfer.size / 2)
         let reply = EngineTest.bytes(EngineTest.response(["Content-Length: \(body.count)"])) + body
         let server = try ScriptedServer(scripts: [[.readRequest, .send(reply)], [.readRequest, .send(reply)]])
         let engine = try HTTPClientEngine(loopCount: 2, maxConnectionsPerHost: 6, idleTimeout: .seconds(60))
-        let session = BandwidthLimiter(bytesPerSecond: Self.rate)
+        let session = BandwidthLimiter(bytesPerSecond: CappedTransfer.rate)
         let first = CollectingDelegate(), second = CollectingDelegate()
-        let elapsed = await Self.timed {
+        let (_, elapsed) = await CappedTransfer.timed {
             _ = engine.execute(Self.capped(EngineTest.request(server, target: "/1"),
                                            download: BandwidthLimiter(bytesPerSecond: 1_000_000, parent: session)), delegate: first)
             _ = engine.execute(Self.capped(EngineTest.request(server, target: "/2"), download: session), delegate: second)
@@ -188,7 +175,7 @@ struct EngineBandwidthTests {
         server.shutdown()
         #expect(first.succeeded && second.succeeded, "\(first.record.endings) \(second.record.endings)")
         #expect(first.record.body == body && second.record.body == body)
-        #expect(elapsed >= Self.atLeast, "\(elapsed)")
+        #expect(elapsed >= CappedTransfer.atLeast, "\(elapsed)")
     }
 
     /// The data of a chunked body (sizes in hex, CRLFs) after its request head.

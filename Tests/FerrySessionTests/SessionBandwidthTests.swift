@@ -9,29 +9,17 @@ import TestSupport
 
 @Suite("Session bandwidth caps")
 struct SessionBandwidthTests {
-    /// 40 kB/s: 60,000 bytes take at least (60,000 − 4,000 burst) / 40,000 = 1.4 s.
-    static let rate: Int64 = 40_000
-    static let size = 60_000
-    static let atLeast = Duration.milliseconds(1_200)
-
-    static func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Duration) {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let value = try await body()
-        return (value, clock.now - start)
-    }
-
     @Test("the session's download cap holds for a task without one of its own")
     func sessionDownloadCap() async throws {
         try await HTTPBinServer.withServer { server in
-            let session = Session(configuration: SessionTest.configuration { $0.maximumDownloadBytesPerSecond = Self.rate })
+            let session = Session(configuration: SessionTest.configuration { $0.maximumDownloadBytesPerSecond = CappedTransfer.rate })
             defer { session.invalidateAndCancel() }
-            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/\(Self.size)")))
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/\(CappedTransfer.size)")))
             #expect(task.maximumDownloadBytesPerSecond == nil, "the task has no cap of its own")
-            let ((data, response), elapsed) = try await Self.timed { try await task.data() }
+            let ((data, response), elapsed) = try await CappedTransfer.timed { try await task.data() }
             #expect(response.statusCode == 200)
-            #expect(Array(data) == TestBytes.pattern(count: Self.size))
-            #expect(elapsed >= Self.atLeast, "\(elapsed)")
+            #expect(Array(data) == TestBytes.pattern(count: CappedTransfer.size))
+            #expect(elapsed >= CappedTransfer.atLeast, "\(elapsed)")
         }
     }
 
@@ -40,15 +28,15 @@ struct SessionBandwidthTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let task = session.dataTask(with: NetworkRequest(url: server.url("/stream-bytes/\(Self.size)")))
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/stream-bytes/\(CappedTransfer.size)")))
             task.maximumDownloadBytesPerSecond = 0
             #expect(task.maximumDownloadBytesPerSecond == nil)
-            task.maximumDownloadBytesPerSecond = Self.rate
-            #expect(task.maximumDownloadBytesPerSecond == Self.rate)
+            task.maximumDownloadBytesPerSecond = CappedTransfer.rate
+            #expect(task.maximumDownloadBytesPerSecond == CappedTransfer.rate)
             #expect(task.maximumUploadBytesPerSecond == nil)
-            let ((data, _), elapsed) = try await Self.timed { try await task.data() }
-            #expect(Array(data) == TestBytes.pattern(count: Self.size))
-            #expect(elapsed >= Self.atLeast, "\(elapsed)")
+            let ((data, _), elapsed) = try await CappedTransfer.timed { try await task.data() }
+            #expect(Array(data) == TestBytes.pattern(count: CappedTransfer.size))
+            #expect(elapsed >= CappedTransfer.atLeast, "\(elapsed)")
         }
     }
 
@@ -57,12 +45,12 @@ struct SessionBandwidthTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let task = session.downloadTask(with: NetworkRequest(url: server.url("/bytes/\(Self.size)")))
-            task.maximumDownloadBytesPerSecond = Self.rate
-            let ((location, _), elapsed) = try await Self.timed { try await task.download() }
+            let task = session.downloadTask(with: NetworkRequest(url: server.url("/bytes/\(CappedTransfer.size)")))
+            task.maximumDownloadBytesPerSecond = CappedTransfer.rate
+            let ((location, _), elapsed) = try await CappedTransfer.timed { try await task.download() }
             defer { try? FileManager.default.removeItem(at: location) }
-            #expect(try Array(Data(contentsOf: location)) == TestBytes.pattern(count: Self.size))
-            #expect(elapsed >= Self.atLeast, "\(elapsed)")
+            #expect(try Array(Data(contentsOf: location)) == TestBytes.pattern(count: CappedTransfer.size))
+            #expect(elapsed >= CappedTransfer.atLeast, "\(elapsed)")
         }
     }
 
@@ -70,20 +58,20 @@ struct SessionBandwidthTests {
     func uploadCap(owner: String) async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration {
-                if owner == "session" { $0.maximumUploadBytesPerSecond = Self.rate }
+                if owner == "session" { $0.maximumUploadBytesPerSecond = CappedTransfer.rate }
             })
             defer { session.invalidateAndCancel() }
-            var body = RequestBody.bytes(TestBytes.pattern(count: Self.size))
-            if owner == "body" { body = body.limited(toBytesPerSecond: Self.rate) }
+            var body = RequestBody.bytes(TestBytes.pattern(count: CappedTransfer.size))
+            if owner == "body" { body = body.limited(toBytesPerSecond: CappedTransfer.rate) }
             var request = NetworkRequest(url: server.url("/post"), method: .post)
             request.body = body
             let task = session.dataTask(with: request)
-            if owner == "task" { task.maximumUploadBytesPerSecond = Self.rate }
-            let ((data, response), elapsed) = try await Self.timed { try await task.data() }
+            if owner == "task" { task.maximumUploadBytesPerSecond = CappedTransfer.rate }
+            let ((data, response), elapsed) = try await CappedTransfer.timed { try await task.data() }
             #expect(response.statusCode == 200)
-            #expect(try SessionTest.json(data)["bodyLength"] as? Int == Self.size)
-            #expect(task.countOfBytesSent == Int64(Self.size))
-            #expect(elapsed >= Self.atLeast, "\(elapsed)")
+            #expect(try SessionTest.json(data)["bodyLength"] as? Int == CappedTransfer.size)
+            #expect(task.countOfBytesSent == Int64(CappedTransfer.size))
+            #expect(elapsed >= CappedTransfer.atLeast, "\(elapsed)")
         }
     }
 
@@ -92,30 +80,30 @@ struct SessionBandwidthTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration {
                 $0.eventLoopCount = 2
-                $0.maximumDownloadBytesPerSecond = Self.rate
+                $0.maximumDownloadBytesPerSecond = CappedTransfer.rate
             })
             defer { session.invalidateAndCancel() }
-            let half = Self.size / 2
-            let (results, elapsed) = try await Self.timed {
+            let half = CappedTransfer.size / 2
+            let (results, elapsed) = try await CappedTransfer.timed {
                 async let first = session.data(for: NetworkRequest(url: server.url("/bytes/\(half)")))
                 async let second = session.data(for: NetworkRequest(url: server.url("/bytes/\(half)")))
                 return try await [first.0, second.0]
             }
             #expect(results.allSatisfy { Array($0) == TestBytes.pattern(count: half) })
-            #expect(elapsed >= Self.atLeast, "\(elapsed)")
+            #expect(elapsed >= CappedTransfer.atLeast, "\(elapsed)")
         }
     }
 
     @Test("a limit set on a task stays under the session's: the tighter one decides")
     func taskUnderSession() async throws {
         try await HTTPBinServer.withServer { server in
-            let session = Session(configuration: SessionTest.configuration { $0.maximumDownloadBytesPerSecond = Self.rate })
+            let session = Session(configuration: SessionTest.configuration { $0.maximumDownloadBytesPerSecond = CappedTransfer.rate })
             defer { session.invalidateAndCancel() }
-            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/\(Self.size)")))
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/\(CappedTransfer.size)")))
             task.maximumDownloadBytesPerSecond = 1_000_000_000
-            let ((data, _), elapsed) = try await Self.timed { try await task.data() }
-            #expect(data.count == Self.size)
-            #expect(elapsed >= Self.atLeast, "a looser task cap does not lift the session's: \(elapsed)")
+            let ((data, _), elapsed) = try await CappedTransfer.timed { try await task.data() }
+            #expect(data.count == CappedTransfer.size)
+            #expect(elapsed >= CappedTransfer.atLeast, "a looser task cap does not lift the session's: \(elapsed)")
         }
     }
 }

@@ -8,8 +8,9 @@ import Synchronization
 /// A connection asks how much it may read or write (``available(at:)``), moves at most that,
 /// pays (``consume(_:)``), and when nothing is available stops watching its socket until
 /// ``delay(at:)`` has passed, on a timer of its event loop: no thread sleeps and nothing polls.
-/// Bytes are granted a quantum at a time (a fiftieth of a second's worth), so a fast cap is
-/// not spent in reads of the few bytes that accrue between two looks.
+/// Nothing is granted until every cap has a whole quantum (a fiftieth of a second's worth);
+/// then all it has, up to its burst. So a fast cap is not spent in reads of the few bytes that
+/// accrue between two looks.
 /// Connections of one session may run on several loops, hence the lock; the engine only calls
 /// in here for an exchange that has a cap, so an uncapped transfer never touches it.
 package final class BandwidthLimiter: Sendable {

@@ -59,15 +59,16 @@ struct DirectBodyChunk {
         return try outcome.get()
     }
 
-    /// Hands the gathered bytes over and leaves the chunk empty. A chunk handed over mostly
-    /// empty (a timer flush on a slow link) is copied into an array of its own size, so chunks
-    /// a consumer buffers never hold much more memory than bytes.
+    /// Hands the gathered bytes over and leaves the chunk empty. Bytes filling less than a
+    /// quarter of their array (a timer flush on a slow link, a capped read into a larger reused
+    /// array, a body's short tail) are copied into an array of their own size, so chunks a
+    /// consumer buffers never hold much more memory than bytes.
     mutating func take() -> [UInt8] {
         defer {
             bytes = []
             target = 0
             reads = 0
         }
-        return bytes.count < target / 4 ? bytes.withUnsafeBytes { [UInt8]($0) } : bytes
+        return bytes.count < bytes.capacity / 4 ? bytes.withUnsafeBytes { [UInt8]($0) } : bytes
     }
 }

@@ -158,8 +158,10 @@ final class HTTP1Connection: IOHandler {
             do throws(SystemError) {
                 try loop.register(fd: transport.fd, interest: interest, handler: self)
             } catch {
-                transportFailed(.system(error), whileReading: true)
+                return transportFailed(.system(error), whileReading: true)
             }
+            // The peer is gone or going: what it sent is read now, not a loop turn later.
+            if readNow { readable() }
         } else {
             setInterest(interest.union(.read))
             if readNow || transport.hasBufferedInput { readable() }

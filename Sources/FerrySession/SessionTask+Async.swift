@@ -71,8 +71,16 @@ extension DownloadTask {
     /// temporary file, which the caller moves or removes, or the file it continued. (A
     /// download delegate told of the file by `didFinishDownloadingTo` must leave it there.)
     /// - Throws: ``NetworkError`` as ``Session/download(resumeFrom:delegate:)``;
-    ///   `.invalidRequest` when the task was resumed already or has a completion handler.
+    ///   `.invalidRequest` when the task was resumed or cancelled already, is awaited by another
+    ///   caller, or has a completion handler.
     public func download() async throws(NetworkError) -> (URL, NetworkResponse) {
+        // Refused before anything else: an awaiting Swift task already cancelled must not
+        // cancel a task it was not allowed to await. (Checked again as the waiter is attached.)
+        let isNew = core.withLock { core -> Bool in
+            guard case .created = core.machine.state, case .none = core.completion else { return false }
+            return true
+        }
+        guard isNew else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
         let result = try await outcome(onlyIfNew: true)
         guard let location = result.location else {
             throw NetworkError(EngineError(.internalInconsistency("a download ended without its file")), url: originalRequest.url)

@@ -38,13 +38,14 @@ extension DownloadTask {
     /// Takes over `dataTask`'s exchange, paused at `response`'s head, and lets it read on.
     fileprivate func adopt(_ handle: ExchangeHandle, response: NetworkResponse, counts: TaskCounts, from dataTask: DataTask,
                        telling dataDelegate: any SessionDataDelegate) {
-        let (priority, description) = dataTask.core.withLock { ($0.priority, $0.taskDescription) }
+        let (priority, description, bandwidth) = dataTask.core.withLock { ($0.priority, $0.taskDescription, $0.bandwidth) }
         let action = core.withLock { core -> TaskStateMachine.Action in
             core.handle = handle
             core.response = response
             core.counts = counts
             core.priority = priority
             core.taskDescription = description
+            core.bandwidth = bandwidth
             return core.machine.adoptExchange()
         }
         engineSide.adopt(from: dataTask.engineSide, for: self)

@@ -100,7 +100,7 @@ public class SessionTask: @unchecked Sendable {
     /// Counted as bytes arrive (heads and bodies, before decoding); the session's cap
     /// (``SessionConfiguration/maximumDownloadBytesPerSecond``) applies as well. At most 1 GB/s
     /// (a higher value is read as that). Set it before ``resume()``; a change applies from the
-    /// task's next request (a redirect, a retry), with a fresh burst.
+    /// task's next request (a redirect, an answer to a challenge), with a fresh burst.
     public var maximumDownloadBytesPerSecond: Int64? {
         get { core.withLock { $0.bandwidth?.download?.bytesPerSecond } }
         set {

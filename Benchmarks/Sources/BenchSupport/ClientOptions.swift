@@ -8,8 +8,8 @@
 /// ```
 /// Every client prints one line `result requests=N bytes=B seconds=S` on success (`decode`
 /// adds `checksum=C`, the sum of the documents' checksums; `seconds` is the time from the first
-/// request to the last body byte, measured inside the process) and exits 0; on any failure it
-/// prints `error: …` on standard error and exits 1.
+/// request to the last body byte, measured inside the process, which the C floor `bench-c`
+/// leaves out) and exits 0; on any failure it prints `error: …` on standard error and exits 1.
 public struct ClientOptions: Sendable {
     /// How a response body is consumed.
     public enum Mode: String, Sendable {

@@ -143,6 +143,16 @@ let package = Package(
             dependencies: ["FerryReachability", "FerryIO", "TestSupport", "ferry-reach"]
         ),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
+
+        // MARK: - Fuzzing (issue 20): the targets, replayed over their corpora by the tests, and
+        // run by libFuzzer from Scripts/fuzz (ferry-fuzz built with -sanitize=fuzzer).
+        .target(
+            name: "FerryFuzzTargets",
+            dependencies: ["FerryWire", "FerryEngine", "FerrySession", "FerryReachability", "FerryTLS", httpTypes],
+            path: "Tests/Fuzz/Targets"
+        ),
+        .executableTarget(name: "ferry-fuzz", dependencies: ["FerryFuzzTargets"], path: "Tests/Fuzz/Runner"),
+        .testTarget(name: "FerryFuzzTests", dependencies: ["FerryFuzzTargets"], path: "Tests/Fuzz/Tests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,14 +6,26 @@ import Ferry
 /// as received); connection notes (`* …`) end with LF only.
 enum HeadFormatter {
     /// The request head lines, without line ends: request line, Host (the head's authority:
-    /// swift-http-types keeps Host there, never among the fields), then the fields.
-    static func requestLines(_ head: HTTPRequest) -> [String] {
+    /// swift-http-types keeps Host there, never among the fields), then the fields; with
+    /// `redactingCredentials`, the credentials of `Authorization` and `Proxy-Authorization`
+    /// replaced (``redacted(_:)``).
+    static func requestLines(_ head: HTTPRequest, redactingCredentials: Bool = false) -> [String] {
         var lines = ["\(head.method.rawValue) \(head.path ?? "/") HTTP/1.1"]
         if let authority = head.authority {
             lines.append("Host: \(authority)")
         }
-        lines += head.headerFields.map { "\($0.name.rawName): \($0.value)" }
+        lines += head.headerFields.map { field in
+            let secret = redactingCredentials && (field.name == .authorization || field.name == .proxyAuthorization)
+            return "\(field.name.rawName): \(secret ? redacted(field.value) : field.value)"
+        }
         return lines
+    }
+
+    /// A credential field's value with its secret hidden: the scheme stays (`Basic [redacted]`),
+    /// so a reader still sees which answer went out.
+    static func redacted(_ value: String) -> String {
+        guard let space = value.firstIndex(of: " ") else { return "[redacted]" }
+        return value[..<space] + " [redacted]"
     }
 
     /// The response head lines, without line ends: status line, then the fields as received.
@@ -29,9 +41,11 @@ enum HeadFormatter {
         responseLines(response).map { $0 + "\r\n" }.joined() + "\r\n"
     }
 
-    /// `-v` lines for a request head: `> ` before each line, then `> ` alone.
-    static func verboseRequest(_ head: HTTPRequest) -> String {
-        verbose(requestLines(head), marker: ">")
+    /// `-v` lines for a request head: `> ` before each line, then `> ` alone. Credentials are
+    /// hidden unless `showingCredentials` (`--show-credentials`): a `-v` log is pasted into bug
+    /// reports and CI output, where a password must not travel.
+    static func verboseRequest(_ head: HTTPRequest, showingCredentials: Bool = false) -> String {
+        verbose(requestLines(head, redactingCredentials: !showingCredentials), marker: ">")
     }
 
     /// `-v` lines for a response head: `< ` before each line, then `< ` alone.

@@ -54,7 +54,8 @@ enum HelpText {
      -f, --fail                 Fail fast with no output on HTTP errors
      -s, --silent               Silent mode
      -S, --show-error           Show error even when -s is used
-     -v, --verbose              Make the operation more talkative
+     -v, --verbose              Make the operation more talkative (credentials hidden)
+         --show-credentials     Ferry: -v prints Authorization and Proxy-Authorization in full
      -w, --write-out <format>   Use output FORMAT after completion
      -Z, --parallel             Perform transfers in parallel
          --parallel-max <num>   Maximum concurrency for parallel transfers (default 50)

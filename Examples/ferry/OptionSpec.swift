@@ -96,6 +96,7 @@ struct OptionSpec: Sendable {
         flag("silent", "s") { options, on in options.silent = on },
         flag("show-error", "S") { options, on in options.showError = on },
         flag("verbose", "v") { options, on in options.verbose = on },
+        flag("show-credentials", nil) { options, on in options.showsCredentials = on },
         value("write-out", "w") { options, text in options.writeOut = text },
         value("max-filesize", nil) { options, text throws(UsageError) in
             options.maxFilesize = try size(text, option: "--max-filesize")

@@ -88,6 +88,8 @@ struct Options: Sendable, Equatable {
     var silent = false
     var showError = false
     var verbose = false
+    /// `--show-credentials`: `-v` prints Authorization and Proxy-Authorization in full.
+    var showsCredentials = false
     var writeOut: String?
     var maxFilesize: Int64?
     /// `--limit-rate`: bytes per second each transfer receives and sends at most; nil: no cap.

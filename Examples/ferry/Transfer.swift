@@ -67,7 +67,7 @@ struct Transfer: Sendable {
             task = started
             limitRate(of: started)
             // Only -v needs the delegate: each of its events costs a hop to the delegate queue.
-            if options.verbose { started.delegate = TransferObserver(console: console) }
+            if options.verbose { started.delegate = TransferObserver(console: console, showsCredentials: options.showsCredentials) }
             let (body, response) = try await started.bytes()
             report.record(response)
             mayHaveAbandonedBody = true
@@ -130,7 +130,7 @@ struct Transfer: Sendable {
         if options.verbose, let offset = continueAt.bytes ?? sizeBefore, offset > 0 {
             console.writeError("** Resuming transfer from byte position \(offset)\n")
         }
-        let observer = ContinuationObserver(verbose: options.verbose ? TransferObserver(console: console) : nil,
+        let observer = ContinuationObserver(verbose: options.verbose ? TransferObserver(console: console, showsCredentials: options.showsCredentials) : nil,
                                             progress: progress)
         let started = ContinuousClock.now
         var failure: NetworkError?

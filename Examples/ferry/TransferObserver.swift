@@ -6,14 +6,17 @@ import Ferry
 /// has no delegate, and no event costs a hop to the delegate queue.
 final class TransferObserver: SessionTaskDelegate {
     private let console: Console
+    /// `--show-credentials`: print Authorization and Proxy-Authorization values in full.
+    private let showsCredentials: Bool
 
-    init(console: Console) {
+    init(console: Console, showsCredentials: Bool) {
         self.console = console
+        self.showsCredentials = showsCredentials
     }
 
     func session(_ session: Session, task: SessionTask, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo) {
         let host = task.currentRequest.url.host ?? connection.remoteAddress
-        console.writeError(HeadFormatter.connectionNote(host: host, connection) + HeadFormatter.verboseRequest(head))
+        console.writeError(HeadFormatter.connectionNote(host: host, connection) + HeadFormatter.verboseRequest(head, showingCredentials: showsCredentials))
     }
 
     func session(_ session: Session, task: SessionTask, didReceive response: NetworkResponse) {

@@ -16,6 +16,21 @@ struct EndToEndAuthCookieTests {
         }
     }
 
+    /// `-v` logs end up in bug reports: the password's Base64 never appears in them unless
+    /// `--show-credentials` asks for it (curl prints it; issue 20 asks Ferry not to).
+    @Test func verboseHidesTheCredentialUnlessAsked() async throws {
+        try await HTTPBinServer.withServer { server in
+            let url = server.url("/basic-auth/user/pass").absoluteString
+            let encoded = "dXNlcjpwYXNz"   // user:pass
+            let hidden = try await FerryProcess.run("-sS", "-v", "-u", "user:pass", "-o", "/dev/null", url)
+            #expect(hidden.status == 0, "\(hidden)")
+            #expect(hidden.stderr.contains("> Authorization: Basic [redacted]"), "\(hidden.stderr)")
+            #expect(!hidden.stderr.contains(encoded))
+            let shown = try await FerryProcess.run("-sS", "-v", "--show-credentials", "-u", "user:pass", "-o", "/dev/null", url)
+            #expect(shown.stderr.contains("> Authorization: Basic \(encoded)"), "\(shown.stderr)")
+        }
+    }
+
     @Test func theURLsUserInformationIsSentAsUserIs() async throws {
         try await HTTPBinServer.withServer { server in
             let url = "http://user:pass@127.0.0.1:\(server.port)/basic-auth/user/pass"

@@ -20,6 +20,22 @@ struct HeadFormatterTests {
         #expect(HeadFormatter.verboseResponse(response).hasSuffix("< \r\n"))
     }
 
+    @Test("-v hides the credentials of Authorization and Proxy-Authorization, keeping the scheme, unless asked")
+    func verboseRedactsCredentials() {
+        var head = HTTPRequest(method: .get, scheme: "http", authority: "h", path: "/")
+        head.headerFields[.authorization] = "Basic dXNlcjpzM2NyZXQ="
+        head.headerFields[.proxyAuthorization] = "token-without-scheme"
+        head.headerFields[.cookie] = "a=b"
+        let hidden = HeadFormatter.verboseRequest(head)
+        #expect(hidden.contains("> Authorization: Basic [redacted]\r\n"))
+        #expect(hidden.contains("> Proxy-Authorization: [redacted]\r\n"))
+        #expect(!hidden.contains("dXNlcjpzM2NyZXQ=") && !hidden.contains("token-without-scheme"))
+        #expect(hidden.contains("> Cookie: a=b\r\n"))
+        let shown = HeadFormatter.verboseRequest(head, showingCredentials: true)
+        #expect(shown.contains("> Authorization: Basic dXNlcjpzM2NyZXQ=\r\n"))
+        #expect(shown.contains("> Proxy-Authorization: token-without-scheme\r\n"))
+    }
+
     @Test func emptyReasonHasNoTrailingSpace() {
         let bare = NetworkResponse(url: URL(string: "http://h/")!, status: .init(code: 200, reasonPhrase: ""), headerFields: [:])
         #expect(HeadFormatter.responseLines(bare) == ["HTTP/1.1 200"])

@@ -7,9 +7,14 @@ import FerryIO
 ///
 /// Writes happen on the engine's loop thread: they are local file writes the engine owns,
 /// not user code. A failed or cancelled download removes the partial file, unless it can be
-/// continued (``TaskEngineSide/endPartialOutput(keeping:)``).
+/// continued (``TaskEngineSide/endPartialOutput(keeping:)``). A caller's destination is
+/// written beside it and renamed over it when complete (``create(replacing:)``).
 final class DownloadFile: @unchecked Sendable {
+    /// The file written.
     let path: String
+    /// The caller's destination that ``path`` is renamed over by ``commit()``; nil when the
+    /// file written is the one handed over.
+    private(set) var destination: String?
     // Only touched on the exchange's loop after creation.
     private var fd: Int32
     /// Bytes in the file: those kept from before, and those written since.
@@ -28,11 +33,46 @@ final class DownloadFile: @unchecked Sendable {
         if fd >= 0 { Glibc.close(fd) }
     }
 
-    /// Creates (or truncates) the file.
-    static func create(path: String) throws(SystemError) -> DownloadFile {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SystemError(errno: errno, syscall: "open") }
-        return DownloadFile(path: path, fd: fd)
+    /// A file for the body that replaces `destination` once complete: a new file beside it,
+    /// created exclusively and never through a symbolic link (``PrivateFile/createSibling(of:suffix:)``),
+    /// with the mode a new file gets (0666 less the umask). Until ``commit()`` the destination
+    /// is untouched: a failed download leaves it as it was, a reader never sees half a body,
+    /// and a symbolic link planted at the destination is replaced, never written through.
+    static func create(replacing destination: String) throws(SystemError) -> DownloadFile {
+        let (fd, temporary) = try PrivateFile.createSibling(of: destination, suffix: "part")
+        guard fchmod(fd, 0o666 & ~currentUmask) == 0 else {
+            let error = SystemError(errno: errno, syscall: "fchmod")
+            Glibc.close(fd)
+            unlink(temporary)
+            throw error
+        }
+        let file = DownloadFile(path: temporary, fd: fd)
+        file.destination = destination
+        return file
+    }
+
+    /// Puts a closed, complete file in its destination: one `rename(2)`, atomic.
+    /// - Returns: Where the file is now.
+    func commit() throws(SystemError) -> String {
+        guard let destination else { return path }
+        guard rename(path, destination) == 0 else { throw SystemError(errno: errno, syscall: "rename") }
+        self.destination = nil
+        return destination
+    }
+
+    /// The process's umask, read without changing it (`umask(2)` can only be read by setting
+    /// it, which would race with other threads creating files): `/proc/self/status`, else 022.
+    private static var currentUmask: mode_t {
+        guard let status = fopen("/proc/self/status", "r") else { return 0o022 }
+        defer { fclose(status) }
+        var line = [CChar](repeating: 0, count: 256)
+        while fgets(&line, Int32(line.count), status) != nil {
+            let bytes = line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            guard bytes.starts(with: Array("Umask:".utf8)) else { continue }
+            let digits = bytes.dropFirst(6).filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }
+            return mode_t(String(decoding: digits, as: UTF8.self), radix: 8) ?? 0o022
+        }
+        return 0o022
     }
 
     /// Where temporary downloads go: `$TMPDIR`, else `/tmp`.

@@ -48,9 +48,11 @@ extension Session {
         return try await task.bytes()
     }
 
-    /// Loads a request and streams its body into a file (created or truncated), never holding
-    /// it in memory. A failed download removes the partial file, so that it never looks
-    /// complete; its error carries no resume data (a download task's does:
+    /// Loads a request and streams its body into a file, never holding it in memory. The body
+    /// is written to a new file beside `destination` and renamed over it once complete, so a
+    /// reader never sees half a body, a failed download leaves `destination` as it was, and a
+    /// symbolic link at `destination` is replaced, not written through. The error of a failed
+    /// download carries no resume data (a download task's does:
     /// ``downloadTask(with:completionHandler:)``; ``download(for:continuing:from:delegate:)``
     /// continues a file of your own).
     /// - Parameters:

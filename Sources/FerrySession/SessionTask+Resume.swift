@@ -23,8 +23,8 @@ extension DownloadTask {
     /// data finishes it; resume data dropped leaves it to the system's cleaning of temporary
     /// files (systemd-tmpfiles, a reboot). The data holds the request's URL and header fields:
     /// keep it as carefully as the request's credentials. A download to a destination of your
-    /// own (``Session/download(for:to:delegate:)``) produces none: its partial file is removed,
-    /// so that it never looks complete.
+    /// own (``Session/download(for:to:delegate:)``) produces none: its partial file (beside the
+    /// destination, which stays as it was) is removed.
     ///
     /// The task completes as cancelled, its error carrying the same data
     /// (``NetworkError/downloadTaskResumeData``). A task that already completed hands nil.
@@ -131,7 +131,7 @@ extension SessionTask {
     /// Resume data for a download that stopped part way (`cancelled`: by the caller), or nil
     /// when it cannot be continued (the rules are in ``DownloadTask/cancel(byProducingResumeData:)``).
     /// A plain `cancel()` produces none, nor does ``Session/download(for:to:delegate:)``, whose
-    /// destination must not look complete when it is not.
+    /// partial file beside the destination goes.
     private func partialDownloadResumeData(cancelled: Bool) -> Data? {
         guard case .file(let target) = engineSide.sink, let file = engineSide.file else { return nil }
         let (response, expected, wanted) = core.withLock { core in

@@ -108,7 +108,7 @@ struct TaskEngineSide {
             if case .destination(let path) = target { destination = path } else { destination = nil }
             do throws(SystemError) {
                 if let destination {
-                    file = try DownloadFile.create(path: destination)
+                    file = try DownloadFile.create(replacing: destination)
                 } else {
                     file = try DownloadFile.createTemporary()
                 }
@@ -145,7 +145,7 @@ struct TaskEngineSide {
                 try file.write(bytes)
                 return .success(true)
             } catch {
-                return .failure(EngineError(.fileWriteFailed(path: file.path, error)))
+                return .failure(EngineError(.fileWriteFailed(path: file.destination ?? file.path, error)))
             }
         case .delegate:
             guard let dataDelegate = delegate as? any SessionDataDelegate, let dataTask = task as? DataTask else {
@@ -200,10 +200,10 @@ struct TaskEngineSide {
         do throws(SystemError) {
             try file.applyPendingCut()
             try file.close()
-            return .success(TaskResult(response: response, location: URL(fileURLWithPath: file.path)))
+            return .success(TaskResult(response: response, location: URL(fileURLWithPath: try file.commit())))
         } catch {
             if !keepsCallersFile { file.discard() } else { try? file.close() }
-            return .failure(NetworkError(EngineError(.fileWriteFailed(path: file.path, error)), url: url))
+            return .failure(NetworkError(EngineError(.fileWriteFailed(path: file.destination ?? file.path, error)), url: url))
         }
     }
 

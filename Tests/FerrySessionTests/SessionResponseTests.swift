@@ -169,10 +169,12 @@ struct SessionResponseTests {
         }
     }
 
-    @Test("a failed download removes the partial file")
-    func failedDownloadRemovesFile() async throws {
-        let destination = SessionTest.temporaryURL("partial.bin")
-        defer { try? FileManager.default.removeItem(at: destination) }
+    @Test("a failed download leaves the destination as it was (absent, or the old file) and no partial file beside it",
+          arguments: [false, true])
+    func failedDownloadLeavesTheDestination(existed: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let destination = directory.url.appendingPathComponent("partial.bin")
+        if existed { try Data("old".utf8).write(to: destination) }
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration {
                 $0.maximumResponseBodySize = 100_000
@@ -181,7 +183,28 @@ struct SessionResponseTests {
             let request = NetworkRequest(url: server.url("/stream-bytes/1000000"))
             let error = await networkError { try await session.download(for: request, to: destination) }
             #expect(error?.code == .dataLengthExceedsMaximum)
-            #expect(!FileManager.default.fileExists(atPath: destination.path))
         }
+        #expect((try? Data(contentsOf: destination)) == (existed ? Data("old".utf8) : nil))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == (existed ? ["partial.bin"] : []))
+    }
+
+    @Test("a symbolic link at the destination is replaced by the file, never written through; the mode is a new file's")
+    func destinationSymlinkIsReplaced() async throws {
+        let directory = try TemporaryDirectory()
+        let victim = directory.url.appendingPathComponent("victim.txt")
+        try Data("precious".utf8).write(to: victim)
+        let destination = directory.url.appendingPathComponent("download.bin")
+        try FileManager.default.createSymbolicLink(at: destination, withDestinationURL: victim)
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            _ = try await session.download(for: NetworkRequest(url: server.url("/bytes/100")), to: destination)
+        }
+        #expect(try Data(contentsOf: victim) == Data("precious".utf8))
+        let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
+        #expect(attributes[.type] as? FileAttributeType == .typeRegular)
+        #expect(try Data(contentsOf: destination).count == 100)
+        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+        #expect(mode & 0o044 != 0 || mode == 0o600, "0666 less the umask, not a secret's 0600: \(String(mode, radix: 8))")
     }
 }

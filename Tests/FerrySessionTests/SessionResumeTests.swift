@@ -218,14 +218,17 @@ struct SessionResumeTests {
         try await ScriptedServer.withServer(scripts: [Self.firstAttempt(cutAt: 3_000, by: .cancel, received: received)]) { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let destination = SessionTest.temporaryURL("plain-cancel")
+            let directory = try TemporaryDirectory()
+            let destination = directory.url.appendingPathComponent("plain-cancel")
             let task = Task { try await session.download(for: NetworkRequest(url: server.url("/file")), to: destination) }
-            #expect(await waitUntil { SessionTest.fileSize(destination) == 3_000 })
+            // The body goes to a partial file beside the destination until it is complete.
+            let partial = { (try? FileManager.default.contentsOfDirectory(atPath: directory.url.path))?.first }
+            #expect(await waitUntil { partial().map { SessionTest.fileSize(directory.url.appendingPathComponent($0)) } == 3_000 })
             task.cancel()
             let error = await networkError { try await task.value }
             #expect(error?.code == .cancelled)
             #expect(error?.downloadTaskResumeData == nil)
-            #expect(!FileManager.default.fileExists(atPath: destination.path))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty, "no destination, no partial file")
         }
     }
 

@@ -84,9 +84,14 @@ final class DownloadFile: @unchecked Sendable {
     /// The name ``createTemporary()`` gives its files, before the unique part.
     private static let temporaryPrefix = "ferry-download-"
 
-    /// Whether `path` names a file ``createTemporary()`` could have made.
-    static func isTemporaryName(_ path: String) -> Bool {
-        path.split(separator: "/").last?.hasPrefix(temporaryPrefix) == true
+    /// Whether `path` names a file ``createTemporary()`` could have made: one named
+    /// `ferry-download-…` right in ``temporaryDirectory``.
+    static func isTemporaryPath(_ path: String) -> Bool {
+        guard let slash = path.lastIndex(of: "/") else { return false }
+        let directory = temporaryDirectory.hasSuffix("/") && temporaryDirectory.count > 1
+            ? String(temporaryDirectory.dropLast()) : temporaryDirectory
+        return path[..<slash] == directory && path[path.index(after: slash)...].hasPrefix(temporaryPrefix)
+            && !path.contains("/../") && !path.contains("/./")
     }
 
     /// Creates a new file with a unique name in ``temporaryDirectory`` (mode 0600).

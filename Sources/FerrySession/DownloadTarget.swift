@@ -78,15 +78,21 @@ struct DownloadContinuation: Sendable {
             guard let name = HTTPField.Name(field.name), HTTPField.isValidValue(field.value) else { continue }
             request.headerFields.append(HTTPField(name: name, value: field.value))
         }
-        // Ferry writes resume data for two kinds of file only: a temporary one of its own, and
-        // one the caller named to be continued.
-        if !resume.isCallersFile, !(resume.isTemporary && DownloadFile.isTemporaryName(resume.partialFilePath)) {
+        // Resume data names a temporary file of Ferry's only, in the temporary directory: data
+        // anyone could have edited must not point a download at another file. (A file of the
+        // caller's is continued by naming it again: downloadTask(with:continuing:from:).)
+        guard !resume.isCallersFile else {
+            let failure = ResumeFailure.resumeData(.corrupt(
+                "it names a file of your own (\"\(resume.partialFilePath)\"): continue that with downloadTask(with:continuing:from:)"))
+            return (request, .unusable(NetworkError(SessionFailure.cannotResume(failure), url: resume.url)))
+        }
+        guard resume.isTemporary, DownloadFile.isTemporaryPath(resume.partialFilePath) else {
             let failure = ResumeFailure.resumeData(.corrupt("\"\(resume.partialFilePath)\" is not one of Ferry's temporary files"))
             return (request, .unusable(NetworkError(SessionFailure.cannotResume(failure), url: resume.url)))
         }
         let continuation = DownloadContinuation(
             path: resume.partialFilePath, offset: resume.bytesOnDisk, validator: resume.validator,
-            expectedLength: resume.expectedLength, isTemporary: resume.isTemporary, isCallersFile: resume.isCallersFile)
+            expectedLength: resume.expectedLength, isTemporary: true, isCallersFile: false)
         return (continuation.asking(request), .continuing(continuation))
     }
 

@@ -115,7 +115,9 @@ extension Session {
     /// is, and any other answer (a 200 included, from a server that ignores ranges) fails with
     /// ``NetworkError/Code/cannotResumeDownload`` and leaves the file untouched (bytes past
     /// `offset` are cut off only once the rest is accepted). The file is the caller's: it is
-    /// never removed. Without an offset, a missing or empty file is an ordinary download into
+    /// never removed, and a failure gives no resume data (continue the file by naming it
+    /// again: resume data, which anyone could edit, never names a file outside Ferry's
+    /// temporary ones). Without an offset, a missing or empty file is an ordinary download into
     /// it, and so is an offset of 0; an offset past the file's end fails.
     public func downloadTask(with request: NetworkRequest, continuing file: URL, from offset: Int64? = nil) -> DownloadTask {
         let (request, target) = DownloadContinuation.task(request, continuing: file, from: offset)

@@ -141,7 +141,9 @@ extension SessionTask {
         var continued: DownloadContinuation?
         switch target {
         case .temporary: break
-        case .continuing(let continuation): continued = continuation
+        // A file of the caller's is continued by naming it again, never from resume data.
+        case .continuing(let continuation): guard !continuation.isCallersFile else { return nil }
+            continued = continuation
         case .destination, .unusable: return nil
         }
         guard let response else {
@@ -173,7 +175,7 @@ extension SessionTask {
     /// Resume data that continues `continuation` again from the same bytes (nil without a
     /// validator, or with nothing on disk).
     private func continuationResumeData(_ continuation: DownloadContinuation) -> Data? {
-        guard let validator = continuation.validator, continuation.offset > 0 else { return nil }
+        guard let validator = continuation.validator, continuation.offset > 0, !continuation.isCallersFile else { return nil }
         return DownloadResumeData(url: runningRequestURL, headerFields: Self.replayedFields(of: runningRequest),
                                   validator: validator, bytesOnDisk: continuation.offset, partialFilePath: continuation.path,
                                   expectedLength: continuation.expectedLength, isTemporary: continuation.isTemporary,

@@ -16,19 +16,20 @@ struct SessionResumeDataRefusalTests {
     func unusableResumeData() async throws {
         let session = Session(configuration: SessionTest.configuration())
         defer { session.invalidateAndCancel() }
+        let goneFile = SessionResumeTests.temporaryDownloadURL("gone")
         let gone = DownloadResumeData(url: URL(string: "http://127.0.0.1:1/x")!, headerFields: [], validator: .entityTag("\"a\""),
-                                      bytesOnDisk: 10, partialFilePath: "/nonexistent/ferry-partial", expectedLength: nil, isCallersFile: true).encoded()
-        let shortFile = SessionTest.temporaryURL("short")
+                                      bytesOnDisk: 10, partialFilePath: goneFile.path, expectedLength: nil, isTemporary: true).encoded()
+        let shortFile = SessionResumeTests.temporaryDownloadURL("short")
         defer { try? FileManager.default.removeItem(at: shortFile) }
         try Data(count: 3).write(to: shortFile)
         let short = DownloadResumeData(url: URL(string: "http://127.0.0.1:1/x")!, headerFields: [], validator: .entityTag("\"a\""),
-                                       bytesOnDisk: 10, partialFilePath: shortFile.path, expectedLength: nil, isCallersFile: true).encoded()
+                                       bytesOnDisk: 10, partialFilePath: shortFile.path, expectedLength: nil, isTemporary: true).encoded()
         var otherVersion = try #require(try JSONSerialization.jsonObject(with: gone) as? [String: Any])
         otherVersion["version"] = 99
         let cases: [(Data, String)] = [
             (Data("garbage".utf8), "not Ferry's resume data"),
             (try JSONSerialization.data(withJSONObject: otherVersion), "version 99"),
-            (gone, "/nonexistent/ferry-partial: No such file or directory"),
+            (gone, "\(goneFile.path): No such file or directory"),
             (short, "holds 3 bytes"),
         ]
         for (data, words) in cases {
@@ -47,13 +48,19 @@ struct SessionResumeDataRefusalTests {
         let directory = try TemporaryDirectory()
         let precious = directory.url.appendingPathComponent("precious.txt")
         try Data("keep me".utf8).write(to: precious)
-        let fifo = directory.url.appendingPathComponent("ferry-download-fifo")
+        let fifo = SessionResumeTests.temporaryDownloadURL("fifo")
         #expect(mkfifo(fifo.path, 0o600) == 0)
-        let link = directory.url.appendingPathComponent("ferry-download-link")
+        let link = SessionResumeTests.temporaryDownloadURL("link")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: precious)
+        defer { for file in [fifo, link] { try? FileManager.default.removeItem(at: file) } }
+        // Named as Ferry's, but in another directory than its temporary one.
+        let elsewhere = directory.url.appendingPathComponent("ferry-download-elsewhere")
+        try Data("keep me too".utf8).write(to: elsewhere)
         let url = URL(string: "http://127.0.0.1:1/x")!
         let cases: [(String, Bool, String)] = [
             (precious.path, true, "not one of Ferry's temporary files"),
+            (elsewhere.path, true, "not one of Ferry's temporary files"),
+            (fifo.path, false, "not one of Ferry's temporary files"),
             // Opened without blocking: with no reader, ENXIO; with one, it would not be a regular file.
             (fifo.path, true, "Cannot continue the download in \(fifo.path)"),
             (link.path, true, "Too many levels of symbolic links"),
@@ -65,11 +72,14 @@ struct SessionResumeDataRefusalTests {
             #expect(error?.code == .cannotResumeDownload)
             #expect(error?.reason.contains(words) == true, "\(String(describing: error))")
         }
-        // A caller's file may be anywhere, but only a regular one is written.
-        let device = DownloadResumeData(url: url, headerFields: [], validator: .entityTag("\"a\""), bytesOnDisk: 3,
-                                        partialFilePath: "/dev/null", expectedLength: nil, isCallersFile: true).encoded()
-        let error = await SessionResumeTests.failure(of: session.downloadTask(withResumeData: device))
-        #expect(error?.reason.contains("/dev/null: it is not a regular file") == true, "\(String(describing: error))")
+        // Data edited to call any file the caller's own is refused: a caller continues its own
+        // file by naming it again.
+        let tampered = DownloadResumeData(url: url, headerFields: [], validator: .entityTag("\"a\""), bytesOnDisk: 3,
+                                          partialFilePath: precious.path, expectedLength: nil, isCallersFile: true).encoded()
+        let error = await SessionResumeTests.failure(of: session.downloadTask(withResumeData: tampered))
+        #expect(error?.code == .cannotResumeDownload)
+        #expect(error?.reason.contains("names a file of your own") == true, "\(String(describing: error))")
         #expect(try Data(contentsOf: precious) == Data("keep me".utf8))
+        #expect(try Data(contentsOf: elsewhere) == Data("keep me too".utf8))
     }
 }

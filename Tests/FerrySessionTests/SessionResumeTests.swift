@@ -252,15 +252,21 @@ struct SessionResumeTests {
         }
     }
 
-    /// Writes `bytes` to a new partial file and returns resume data that continues it from
-    /// `url`, as a file of the caller's (the test removes it).
+    /// Writes `bytes` to a new partial file, named as Ferry names its temporary downloads, and
+    /// returns resume data that continues it from `url` (the test removes it).
     static func partialDownload(_ bytes: [UInt8], of url: URL, validator: DownloadResumeData.Validator,
                                 expectedLength: Int64?, name: String) throws -> (Data, URL) {
-        let partial = SessionTest.temporaryURL(name)
+        let partial = temporaryDownloadURL(name)
         try Data(bytes).write(to: partial)
         let data = DownloadResumeData(url: url, headerFields: [], validator: validator, bytesOnDisk: Int64(bytes.count),
-                                      partialFilePath: partial.path, expectedLength: expectedLength, isCallersFile: true).encoded()
+                                      partialFilePath: partial.path, expectedLength: expectedLength, isTemporary: true).encoded()
         return (data, partial)
+    }
+
+    /// A new path where resume data may name a partial file: `ferry-download-…` in Ferry's
+    /// temporary directory.
+    static func temporaryDownloadURL(_ name: String) -> URL {
+        URL(fileURLWithPath: DownloadFile.temporaryDirectory).appendingPathComponent("ferry-download-it-\(UUID().uuidString)-\(name)")
     }
 
     /// Runs a first download on a scripted server (connection 0) to its cut at `offset`, then

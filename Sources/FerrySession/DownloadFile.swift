@@ -15,6 +15,8 @@ final class DownloadFile: @unchecked Sendable {
     /// The caller's destination that ``path`` is renamed over by ``commit()``; nil when the
     /// file written is the one handed over.
     private(set) var destination: String?
+    /// False for a device or FIFO written in place: a failed download must not remove it.
+    private var unlinksOnDiscard = true
     // Only touched on the exchange's loop after creation.
     private var fd: Int32
     /// Bytes in the file: those kept from before, and those written since.
@@ -38,15 +40,39 @@ final class DownloadFile: @unchecked Sendable {
     /// with the mode a new file gets (0666 less the umask). Until ``commit()`` the destination
     /// is untouched: a failed download leaves it as it was, a reader never sees half a body,
     /// and a symbolic link planted at the destination is replaced, never written through.
+    ///
+    /// A directory is refused at once. A device, FIFO or socket (`/dev/null`, `/dev/stdout`)
+    /// is written in place and never removed. A regular file being replaced keeps its mode;
+    /// in a directory the caller cannot write, it is written in place (no one without that
+    /// right can have planted a link there).
     static func create(replacing destination: String) throws(SystemError) -> DownloadFile {
-        let (fd, temporary) = try PrivateFile.createSibling(of: destination, suffix: "part")
-        guard fchmod(fd, 0o666 & ~currentUmask) == 0 else {
+        var existing = stat()
+        let exists = lstat(destination, &existing) == 0
+        let type = existing.st_mode & S_IFMT
+        if exists, type == S_IFDIR { throw SystemError(errno: EISDIR, syscall: "open") }
+        if exists, type != S_IFREG, type != S_IFLNK {
+            let fd = open(destination, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else { throw SystemError(errno: errno, syscall: "open") }
+            let file = DownloadFile(path: destination, fd: fd)
+            file.unlinksOnDiscard = false
+            return file
+        }
+        let sibling: (fd: Int32, path: String)
+        do throws(SystemError) {
+            sibling = try PrivateFile.createSibling(of: destination, suffix: "part")
+        } catch where exists && type == S_IFREG && (error.errno == EACCES || error.errno == EROFS) {
+            let fd = open(destination, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else { throw SystemError(errno: errno, syscall: "open") }
+            return DownloadFile(path: destination, fd: fd)
+        }
+        let mode = exists && type == S_IFREG ? existing.st_mode & 0o7777 : 0o666 & ~currentUmask
+        guard fchmod(sibling.fd, mode) == 0 else {
             let error = SystemError(errno: errno, syscall: "fchmod")
-            Glibc.close(fd)
-            unlink(temporary)
+            Glibc.close(sibling.fd)
+            unlink(sibling.path)
             throw error
         }
-        let file = DownloadFile(path: temporary, fd: fd)
+        let file = DownloadFile(path: sibling.path, fd: sibling.fd)
         file.destination = destination
         return file
     }
@@ -61,18 +87,19 @@ final class DownloadFile: @unchecked Sendable {
     }
 
     /// The process's umask, read without changing it (`umask(2)` can only be read by setting
-    /// it, which would race with other threads creating files): `/proc/self/status`, else 022.
+    /// it, which would race with other threads creating files): `/proc/self/status`, else the
+    /// strictest, 077.
     private static var currentUmask: mode_t {
-        guard let status = fopen("/proc/self/status", "r") else { return 0o022 }
+        guard let status = fopen("/proc/self/status", "r") else { return 0o077 }
         defer { fclose(status) }
         var line = [CChar](repeating: 0, count: 256)
         while fgets(&line, Int32(line.count), status) != nil {
             let bytes = line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
             guard bytes.starts(with: Array("Umask:".utf8)) else { continue }
             let digits = bytes.dropFirst(6).filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }
-            return mode_t(String(decoding: digits, as: UTF8.self), radix: 8) ?? 0o022
+            return mode_t(String(decoding: digits, as: UTF8.self), radix: 8) ?? 0o077
         }
-        return 0o022
+        return 0o077
     }
 
     /// Where temporary downloads go: `$TMPDIR`, else `/tmp`.
@@ -175,10 +202,10 @@ final class DownloadFile: @unchecked Sendable {
         if result != 0 { throw SystemError(errno: errno, syscall: "close") }
     }
 
-    /// Closes and removes the partial file.
+    /// Closes and removes the partial file (never a device or FIFO written in place).
     func discard() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1
-        unlink(path)
+        if unlinksOnDiscard { unlink(path) }
     }
 }

@@ -188,6 +188,29 @@ struct SessionResponseTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == (existed ? ["partial.bin"] : []))
     }
 
+    @Test("special destinations: /dev/null is written in place and stays a device; a directory is refused before any request; a replaced file keeps its mode")
+    func specialDestinations() async throws {
+        let directory = try TemporaryDirectory()
+        let existing = directory.url.appendingPathComponent("secret.bin")
+        try Data("old".utf8).write(to: existing)
+        #expect(chmod(existing.path, 0o600) == 0)
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let response = try await session.download(for: NetworkRequest(url: server.url("/bytes/100")), to: URL(fileURLWithPath: "/dev/null"))
+            #expect(response.statusCode == 200)
+            let error = await networkError { try await session.download(for: NetworkRequest(url: server.url("/bytes/10")), to: directory.url) }
+            #expect(error?.code == .cannotCreateFile)
+            #expect(server.requestCount == 1, "the refused directory sent nothing")
+            _ = try await session.download(for: NetworkRequest(url: server.url("/bytes/10")), to: existing)
+        }
+        var info = stat()
+        #expect(lstat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR, "/dev/null is still a device")
+        #expect(lstat(existing.path, &info) == 0 && info.st_mode & 0o777 == 0o600, "the replaced file kept its mode")
+        #expect(try Data(contentsOf: existing).count == 10)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["secret.bin"])
+    }
+
     @Test("a symbolic link at the destination is replaced by the file, never written through; the mode is a new file's")
     func destinationSymlinkIsReplaced() async throws {
         let directory = try TemporaryDirectory()

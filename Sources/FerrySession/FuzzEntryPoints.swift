@@ -23,18 +23,38 @@ package enum FuzzEntryPoints {
         _ = DownloadContinuation.task(resumingFrom: data)
     }
 
-    /// A `Location` value in a redirect of each kind from `url`, with a limit of 16 and after 0
-    /// and 16 redirects, with and without insecure redirects allowed.
-    package static func redirect(location: String, from url: URL) {
+    /// A `Location` value in a redirect of each kind from `url` (a request carrying
+    /// credentials), after 0 and 15 of 16 redirects, with and without insecure redirects.
+    /// - Returns: Why a redirect that was followed broke a rule (it went somewhere other than
+    ///   an http(s) URL with a host, or kept a credential across origins); nil when none did.
+    package static func redirect(location: String, from url: URL) -> String? {
         var configuration = SessionConfiguration()
+        var request = NetworkRequest(url: url, method: .post)
+        request.headerFields[.authorization] = "Basic c2VjcmV0"
+        request.headerFields[.cookie] = "session=secret"
+        request.headerFields[.proxyAuthorization] = "Basic cHJveHk="
         for allowsInsecure in [true, false] {
             configuration.allowsInsecureRedirects = allowsInsecure
             for status in [301, 302, 303, 307, 308] {
-                for followed in [0, 16] {
-                    _ = RedirectPolicy.decide(status: status, location: location, request: NetworkRequest(url: url, method: .post),
-                                              followed: followed, configuration: configuration)
+                for followed in [0, 15] {
+                    let outcome = RedirectPolicy.decide(status: status, location: location, request: request,
+                                                        followed: followed, configuration: configuration)
+                    guard case .follow(let next) = outcome else { continue }
+                    let scheme = next.url.scheme?.lowercased()
+                    guard scheme == "http" || scheme == "https", next.url.host(percentEncoded: false)?.isEmpty == false else {
+                        return "followed to \(next.url.absoluteString)"
+                    }
+                    if !allowsInsecure, url.scheme?.lowercased() == "https", scheme == "http" {
+                        return "followed https to http: \(next.url.absoluteString)"
+                    }
+                    if !RedirectPolicy.sameOrigin(url, next.url),
+                       next.headerFields[.authorization] != nil || next.headerFields[.cookie] != nil
+                        || next.headerFields[.proxyAuthorization] != nil {
+                        return "kept a credential on the way to \(next.url.absoluteString)"
+                    }
                 }
             }
         }
+        return nil
     }
 }

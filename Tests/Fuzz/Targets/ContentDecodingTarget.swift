@@ -11,25 +11,25 @@ extension FuzzTarget {
         summary: "Content-Encoding gzip, deflate (zlib and raw) and stacked encodings, with the decompression-bomb limits; whole against split"
     ) { input in
         guard input.count >= 2 else { return }
-        let encodings = ["gzip", "deflate", "gzip, deflate", "deflate, gzip", "gzip, gzip, gzip, gzip, gzip, gzip", "identity, gzip", "br", "x-gzip"]
+        let encodings = ["gzip", "deflate", "gzip, deflate", "deflate, gzip", "gzip, gzip, gzip, gzip", "identity, gzip", "deflate, deflate", "x-gzip"]
         let encoding = encodings[Int(input[0]) % encodings.count]
         let body = UnsafeRawBufferPointer(rebasing: input[2...])
         let limits = DecodingLimits(maxDecodedBytes: 1 << 20, maxExpansionRatio: 100, ratioGraceBytes: 64 << 10, maxStackedEncodings: 4)
         let whole = ContentDecodingTrace.decode(body, encoding: encoding, limits: limits, split: nil)
         let split = ContentDecodingTrace.decode(body, encoding: encoding, limits: limits, split: Int(input[1]) * body.count / 256)
         for trace in [whole, split] {
-            precondition(trace.bytes.count <= 1 << 20, "decoded \(trace.bytes.count) bytes past the 1 MiB limit")
+            FuzzTarget.check(trace.bytes.count <= 1 << 20, "decoded \(trace.bytes.count) bytes past the 1 MiB limit")
         }
         guard !whole.hitLimit, !split.hitLimit else { return }
         let differ = "whole and split decoding differ: \(whole.error ?? "ok") \(whole.bytes.count) bytes, \(split.error ?? "ok") \(split.bytes.count) bytes"
-        precondition(whole.error == split.error, differ)
+        FuzzTarget.check(whole.error == split.error, differ)
         if whole.error == nil {
-            precondition(whole.bytes == split.bytes, differ)
+            FuzzTarget.check(whole.bytes == split.bytes, differ)
         } else {
             // Corrupt data fails both ways, but how much came out before zlib noticed depends on
             // where the input was cut: one output is the start of the other.
             let (shorter, longer) = whole.bytes.count <= split.bytes.count ? (whole.bytes, split.bytes) : (split.bytes, whole.bytes)
-            precondition(longer.starts(with: shorter), differ)
+            FuzzTarget.check(longer.starts(with: shorter), differ)
         }
     }
 }

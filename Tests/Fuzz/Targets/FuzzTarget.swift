@@ -22,6 +22,12 @@ public struct FuzzTarget: Sendable {
         .certificate,
     ]
 
+    /// Stops the run with `message` when `condition` fails: a finding. (`precondition` would
+    /// lose its message in the release build the fuzzer runs.)
+    static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { fatalError(message()) }
+    }
+
     /// The target named `name`, if any.
     public static func named(_ name: String) -> FuzzTarget? {
         all.first { $0.name == name }

@@ -46,7 +46,9 @@ struct CookieSetup: Sendable {
 
     /// Writes the jar (`-c`), once every transfer ended, even without a cookie (curl 7.88
     /// writes its header lines then). A jar that cannot be written is a warning, not a failed
-    /// run; a path that is not a regular file (`/dev/null`) is written to in place.
+    /// run. A device or FIFO (`/dev/null`) is written to in place; a regular file, or a
+    /// symbolic link someone may have planted, is replaced whole by the library (a new 0600
+    /// file renamed over it), never written through.
     func saveJar(console: Console) {
         guard let jarPath, let storage else { return }
         if jarPath == "-" {
@@ -54,7 +56,7 @@ struct CookieSetup: Sendable {
             return
         }
         if let kind = try? FileManager.default.attributesOfItem(atPath: jarPath)[.type] as? FileAttributeType,
-           kind != .typeRegular {
+           kind != .typeRegular, kind != .typeSymbolicLink {
             do {
                 try Data(storage.netscapeCookieFileText().utf8).write(to: URL(fileURLWithPath: jarPath))
             } catch {

@@ -52,6 +52,23 @@ struct EndToEndAuthCookieTests {
         }
     }
 
+    /// A link planted at the jar's path is replaced by the jar, not followed (issue 20).
+    @Test func aJarReplacesALinkInsteadOfWritingThroughIt() async throws {
+        try await HTTPBinServer.withServer { server in
+            let directory = try TemporaryDirectory()
+            let victim = directory.path("victim.txt")
+            try Data("keep me".utf8).write(to: URL(fileURLWithPath: victim))
+            let jar = directory.path("jar.txt")
+            try FileManager.default.createSymbolicLink(atPath: jar, withDestinationPath: victim)
+            let result = try await FerryProcess.run("-sS", "-c", jar, "-o", "/dev/null", server.url("/cookies/set?a=1").absoluteString)
+            #expect(result.status == 0, "\(result)")
+            #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
+            let kind = try FileManager.default.attributesOfItem(atPath: jar)[.type] as? FileAttributeType
+            #expect(kind == .typeRegular)
+            #expect(try String(contentsOfFile: jar, encoding: .utf8).contains("\ta\t1"))
+        }
+    }
+
     @Test func digestAnswersTheChallenge() async throws {
         try await HTTPBinServer.withServer { server in
             let url = server.url("/digest-auth/auth/user/pass/SHA-256").absoluteString

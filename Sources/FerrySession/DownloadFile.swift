@@ -65,7 +65,8 @@ final class DownloadFile: @unchecked Sendable {
             guard fd >= 0 else { throw SystemError(errno: errno, syscall: "open") }
             return DownloadFile(path: destination, fd: fd)
         }
-        let mode = exists && type == S_IFREG ? existing.st_mode & 0o7777 : 0o666 & ~currentUmask
+        // The permission bits only: a set-user-ID bit must not pass to bytes from a server.
+        let mode = exists && type == S_IFREG ? existing.st_mode & 0o777 : 0o666 & ~currentUmask
         guard fchmod(sibling.fd, mode) == 0 else {
             let error = SystemError(errno: errno, syscall: "fchmod")
             Glibc.close(sibling.fd)
@@ -114,11 +115,15 @@ final class DownloadFile: @unchecked Sendable {
     /// Whether `path` names a file ``createTemporary()`` could have made: one named
     /// `ferry-download-…` right in ``temporaryDirectory``.
     static func isTemporaryPath(_ path: String) -> Bool {
-        guard let slash = path.lastIndex(of: "/") else { return false }
-        let directory = temporaryDirectory.hasSuffix("/") && temporaryDirectory.count > 1
-            ? String(temporaryDirectory.dropLast()) : temporaryDirectory
-        return path[..<slash] == directory && path[path.index(after: slash)...].hasPrefix(temporaryPrefix)
-            && !path.contains("/../") && !path.contains("/./")
+        guard let slash = path.lastIndex(of: "/"), !path.contains("/../"), !path.contains("/./") else { return false }
+        // `TMPDIR=/tmp/` makes `/tmp//ferry-download-…`: trailing slashes do not count.
+        func trimmed(_ directory: Substring) -> Substring {
+            var directory = directory
+            while directory.count > 1, directory.hasSuffix("/") { directory = directory.dropLast() }
+            return directory
+        }
+        return trimmed(path[..<slash]) == trimmed(Substring(temporaryDirectory))
+            && path[path.index(after: slash)...].hasPrefix(temporaryPrefix)
     }
 
     /// Creates a new file with a unique name in ``temporaryDirectory`` (mode 0600).

@@ -54,4 +54,16 @@ struct DownloadResumeDataTests {
             #expect(throws: ResumeDataError.self) { try DownloadResumeData.decode(data) }
         }
     }
+
+    @Test("resume data may name only a ferry-download- file right in the temporary directory")
+    func temporaryPaths() {
+        let directory = DownloadFile.temporaryDirectory
+        #expect(DownloadFile.isTemporaryPath(directory + "/ferry-download-abc"))
+        #expect(DownloadFile.isTemporaryPath(directory + "//ferry-download-abc"), "TMPDIR with a trailing slash")
+        #expect(!DownloadFile.isTemporaryPath(directory + "/sub/ferry-download-abc"))
+        #expect(!DownloadFile.isTemporaryPath(directory + "/../etc/ferry-download-abc"))
+        #expect(!DownloadFile.isTemporaryPath(directory + "/precious"))
+        #expect(!DownloadFile.isTemporaryPath("ferry-download-abc"))
+    }
+
 }

@@ -51,7 +51,10 @@ extension Session {
     /// Loads a request and streams its body into a file, never holding it in memory. The body
     /// is written to a new file beside `destination` and renamed over it once complete, so a
     /// reader never sees half a body, a failed download leaves `destination` as it was, and a
-    /// symbolic link at `destination` is replaced, not written through. The error of a failed
+    /// symbolic link at `destination` is replaced, not written through. A replaced file keeps
+    /// its permission bits. A directory is refused before anything is sent; a device
+    /// (`/dev/null`) is written in place. An existing file in a directory you cannot write is
+    /// written in place too, and removed if the download fails. The error of a failed
     /// download carries no resume data (a download task's does:
     /// ``downloadTask(with:completionHandler:)``; ``download(for:continuing:from:delegate:)``
     /// continues a file of your own).

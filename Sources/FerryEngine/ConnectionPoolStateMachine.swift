@@ -35,6 +35,9 @@ package struct ConnectionPoolStateMachine {
     private struct Waiter {
         var id: RequestID
         var priority: Float
+        /// A retry after a reused connection died: it waits for a new connection, never for
+        /// one another exchange releases (which may be as stale as the one that died).
+        var fresh: Bool
     }
 
     private struct HostState {
@@ -58,13 +61,14 @@ package struct ConnectionPoolStateMachine {
         }
 
         /// Removes and returns the waiter a connection goes to: the highest priority, the
-        /// oldest among equals. A linear scan: waiters are few, and this runs once per hand-over.
-        mutating func takeNextWaiter() -> RequestID {
-            var best = 0
-            for index in waiters.indices.dropFirst() where waiters[index].priority > waiters[best].priority {
-                best = index
+        /// oldest among equals; for a `reused` connection, only a waiter that is not ``Waiter/fresh``
+        /// (nil when there is none). A linear scan: waiters are few, and this runs once per hand-over.
+        mutating func takeNextWaiter(reused: Bool = false) -> RequestID? {
+            var best: Int?
+            for index in waiters.indices where !(reused && waiters[index].fresh) {
+                if best.map({ waiters[index].priority > waiters[$0].priority }) ?? true { best = index }
             }
-            return waiters.remove(at: best).id
+            return best.map { waiters.remove(at: $0).id }
         }
     }
 
@@ -117,7 +121,7 @@ package struct ConnectionPoolStateMachine {
                 keyOfConnection[oldest.id] = nil
                 actions.append(.closeConnection(oldest.id))
             }
-            host.waiters.append(Waiter(id: request, priority: priority))
+            host.waiters.append(Waiter(id: request, priority: priority, fresh: fresh))
             if host.needsConnection(limit: maxConnectionsPerHost) {
                 actions.append(createConnection(for: key, in: &host))
             }
@@ -144,8 +148,7 @@ package struct ConnectionPoolStateMachine {
             keyOfConnection[connection] = nil
             return [.closeConnection(connection)]
         case .running:
-            if !host.waiters.isEmpty {
-                let request = host.takeNextWaiter()
+            if let request = host.takeNextWaiter() {
                 host.busy.insert(connection)
                 return [.execute(request, on: connection)]
             }
@@ -160,8 +163,8 @@ package struct ConnectionPoolStateMachine {
         guard let key = keyOfConnection.removeValue(forKey: connection), var host = hosts[key] else { return [] }
         defer { store(host, for: key) }
         host.connecting.remove(connection)
-        guard !host.waiters.isEmpty else { return [] }
-        var actions: [Action] = [.failRequest(host.takeNextWaiter(), error)]
+        guard let waiter = host.takeNextWaiter() else { return [] }
+        var actions: [Action] = [.failRequest(waiter, error)]
         // Later waiters get their own attempt, or they would wait for a connection nobody opens.
         if host.needsConnection(limit: maxConnectionsPerHost) {
             actions.append(createConnection(for: key, in: &host))
@@ -180,12 +183,19 @@ package struct ConnectionPoolStateMachine {
             return [.closeConnection(connection)]
         case .running:
             if reusable {
-                if !host.waiters.isEmpty {
+                if let request = host.takeNextWaiter(reused: true) {
                     host.busy.insert(connection)
-                    return [.execute(host.takeNextWaiter(), on: connection)]
+                    return [.execute(request, on: connection)]
+                }
+                // Only retries wait, for new connections: at the limit this one makes room.
+                if host.waiters.count > host.connecting.count, host.connectionCount + 1 >= maxConnectionsPerHost {
+                    keyOfConnection[connection] = nil
+                    return [.closeConnection(connection), createConnection(for: key, in: &host)]
                 }
                 host.idle.append(IdleConnection(id: connection, since: now))
-                return [.scheduleIdleTimeout(connection, at: now + idleTimeout)]
+                var actions: [Action] = [.scheduleIdleTimeout(connection, at: now + idleTimeout)]
+                if host.needsConnection(limit: maxConnectionsPerHost) { actions.append(createConnection(for: key, in: &host)) }
+                return actions
             }
             keyOfConnection[connection] = nil
             var actions: [Action] = [.closeConnection(connection)]

@@ -244,4 +244,32 @@ extension ConnectionPoolStateMachineTests {
         #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.scheduleIdleTimeout(0, at: t0 + .seconds(60))],
                 "nobody is left waiting")
     }
+
+    /// A retry waits for a new connection: a connection another exchange releases may be as
+    /// stale as the one that died (a server that closes each kept-alive connection once idle).
+    /// At the limit, the released connection closes to make room for it.
+    @Test func aRetryIsNeverHandedAReleasedConnection() {
+        var pool = machine(max: 2)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.leaseRequested(2, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        _ = pool.connectionEstablished(1, now: t0)
+        #expect(pool.leaseRequested(3, key: key, fresh: true) == [])
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.closeConnection(0), .createConnection(2, key)])
+        #expect(pool.connectionCount(for: key) == 2)
+        #expect(pool.connectionEstablished(2, now: t0) == [.execute(3, on: 2)])
+    }
+
+    /// A released connection goes to the next waiter that may reuse one, whatever a retry's
+    /// priority; below the limit it parks while the retry's own connection opens.
+    @Test func aReleasedConnectionSkipsRetriesAndServesTheOthers() {
+        var pool = machine(max: 3)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        #expect(pool.leaseRequested(2, key: key, fresh: true, priority: 1) == [.createConnection(1, key)])
+        #expect(pool.leaseRequested(3, key: key, priority: 0) == [.createConnection(2, key)])
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.execute(3, on: 0)])
+        #expect(pool.connectionEstablished(1, now: t0) == [.execute(2, on: 1)])
+        #expect(pool.connectionEstablished(2, now: t0) == [.scheduleIdleTimeout(2, at: t0 + .seconds(60))])
+    }
 }

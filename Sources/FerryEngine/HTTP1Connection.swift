@@ -21,7 +21,9 @@ final class HTTP1Connection: IOHandler {
     /// What the TLS handshake established; nil for plain HTTP.
     let tlsFacts: TLSFacts?
     private unowned let pool: ConnectionPool
-    private let readBuffer: UnsafeMutableRawBufferPointer
+    /// Mapped, not malloc'd: see ``MappedBuffer`` (peak RSS under connection churn).
+    private let readBufferMemory: MappedBuffer
+    private var readBuffer: UnsafeMutableRawBufferPointer { readBufferMemory.bytes }
     var outbound = OutboundQueue()
     private(set) var interest: IOEvents = []
     private var progressTimer: TimerID?
@@ -73,15 +75,11 @@ final class HTTP1Connection: IOHandler {
         self.pool = pool
         // Replaced by each exchange's own limits when it starts (`execute`).
         self.parser = ResponseParser(limits: .default)
-        self.readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
+        self.readBufferMemory = MappedBuffer(byteCount: Self.readBufferSize)
         // Read interest stays on while idle, so a peer that closes a pooled connection is
         // noticed at once rather than when the next request is written into the void.
         try loop.register(fd: transport.fd, interest: .read, handler: self)
         interest = .read
-    }
-
-    deinit {
-        readBuffer.deallocate()
     }
 
     // MARK: - Pool interface

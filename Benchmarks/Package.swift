@@ -50,6 +50,13 @@ let package = Package(
         // W9's upload server on 127.0.0.1: reads every byte of each multipart POST, checks the
         // form, answers with the byte counts, and keeps counters the driver reads.
         .executableTarget(name: "bench-sink"),
+        // Issue 20's chaos soak (Benchmarks/soak): a server that injects faults on request, and
+        // a client that runs a million requests at it through HTTPSessionManager.
+        .executableTarget(name: "bench-chaos"),
+        .executableTarget(
+            name: "bench-soak",
+            dependencies: [.product(name: "Ferry", package: "Ferry")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -206,7 +206,7 @@ print(json.dumps({'multipart': message.is_multipart(), 'defects': [str(d) for d 
         let written = directory.appendingPathComponent("body")
         _ = try await serializer.writeMultipartBody(of: request, to: written)
         let contentType = try #require(request.headerFields[.contentType])
-        let output = try MultipartFixtures.python3(Self.parserScript, [contentType, written.path])
+        let output = try await MultipartFixtures.python3(Self.parserScript, [contentType, written.path])
         let parsed = try JSONDecoder().decode(ParsedBody.self, from: output)
         #expect(parsed.multipart)
         #expect(parsed.defects.isEmpty, "\(parsed.defects)")

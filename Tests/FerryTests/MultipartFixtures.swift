@@ -1,5 +1,6 @@
 import Ferry
 import Foundation
+import TestSupport
 
 /// Temporary files and body collection for the multipart tests.
 enum MultipartFixtures {
@@ -45,19 +46,17 @@ enum MultipartFixtures {
         return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/python3") }
     }()
 
-    /// Runs `python3 -c script arguments…` and returns what it printed.
-    static func python3(_ script: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "python3 exited with \(process.terminationStatus)"])
+    /// Runs `python3 -c script arguments…` and returns what it printed. Through TestSupport's
+    /// `CommandRunner` (posix_spawn): Foundation's `Process` over-reads in `run()` (see
+    /// `ChildProcess`) and its `waitUntilExit()` would park a cooperative-pool thread.
+    static func python3(_ script: String, _ arguments: [String]) async throws -> Data {
+        guard let python = CommandRunner.systemTool("python3") else {
+            throw CocoaError(.executableNotLoadable, userInfo: [NSLocalizedDescriptionKey: "python3 is not installed"])
         }
-        return data
+        let result = try await CommandRunner.run(python, ["-c", script] + arguments)
+        guard result.status == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "python3: \(result)"])
+        }
+        return Data(result.stdout)
     }
 }

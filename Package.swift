@@ -82,7 +82,10 @@ let package = Package(
 
         // MARK: - Library modules (arrows point down only)
         // The vocabulary the modules below the engine share: ErrorKind, HostName. Pure Swift.
-        .target(name: "FerryBase"),
+        // The sanitizer runtimes' entry points (ThreadSanitizer's annotations for Locked,
+        // libFuzzer's driver for ferry-fuzz): declarations only.
+        .target(name: "CFerrySanitizers"),
+        .target(name: "FerryBase", dependencies: ["CFerrySanitizers"]),
         .target(name: "FerryIO", dependencies: ["FerryBase", "CFerryShims", logging]),
         .target(name: "FerryWire", dependencies: ["FerryBase", httpTypes]),
         .target(name: "FerryTLS", dependencies: ["FerryBase", "COpenSSL", "CFerryShims"]),
@@ -122,7 +125,7 @@ let package = Package(
         // MARK: - Tests
         .target(
             name: "TestSupport",
-            dependencies: nioTestServer + ["CZlib", "COpenSSL"],
+            dependencies: nioTestServer + ["FerryBase", "CZlib", "COpenSSL"],
             path: "Tests/TestSupport",
             // TLS test certificates (Scripts/make-test-certificates), read by path, not compiled.
             exclude: ["Certificates"]
@@ -151,7 +154,7 @@ let package = Package(
             dependencies: ["FerryWire", "FerryEngine", "FerrySession", "FerryReachability", "FerryTLS", httpTypes],
             path: "Tests/Fuzz/Targets"
         ),
-        .executableTarget(name: "ferry-fuzz", dependencies: ["FerryFuzzTargets"], path: "Tests/Fuzz/Runner"),
+        .executableTarget(name: "ferry-fuzz", dependencies: ["FerryFuzzTargets", "CFerrySanitizers"], path: "Tests/Fuzz/Runner"),
         .testTarget(name: "FerryFuzzTests", dependencies: ["FerryFuzzTargets"], path: "Tests/Fuzz/Tests"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import FerryBase
 import Dispatch
 import FerrySession
 import FoundationEssentials
@@ -24,13 +25,13 @@ open class HTTPSessionManager: SessionManager, @unchecked Sendable {
 
     /// The URL relative paths resolve against (RFC 3986), ending in `/` when it has a path.
     public let baseURL: URL?
-    private let serializer: Mutex<any RequestSerializing>
+    private let serializer: Locked<any RequestSerializing>
 
     /// A manager for the API at `baseURL` (a base with a path but no trailing slash gets one,
     /// as AFNetworking does, so `v1` stays in `…/v1/users`).
     public init(baseURL: URL? = nil, sessionConfiguration: SessionConfiguration = .default) {
         self.baseURL = baseURL.map(Self.directory)
-        serializer = Mutex(HTTPRequestSerializer())
+        serializer = Locked(HTTPRequestSerializer())
         super.init(sessionConfiguration: sessionConfiguration)
     }
 

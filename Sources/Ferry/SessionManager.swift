@@ -1,3 +1,4 @@
+import FerryBase
 import Dispatch
 import FerrySession
 import FoundationEssentials
@@ -24,7 +25,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: a class users subclass (as `AFHTTPSessionManager` subclasses
 /// `AFURLSessionManager`); every stored property is a constant of a Sendable type or lives in
-/// a `Mutex`.
+/// a `Locked` (a `Mutex`).
 open class SessionManager: @unchecked Sendable {
     /// Reports a task's progress (``TaskProgress``) on the session's delegate queue.
     public typealias ProgressHandler = @Sendable (TaskProgress) -> Void
@@ -40,7 +41,7 @@ open class SessionManager: @unchecked Sendable {
         var reachabilityManager: NetworkReachabilityManager
     }
 
-    let state: Mutex<State>
+    let state: Locked<State>
     let hooks: SessionManagerHooks
     private let ownCompletionQueue = DispatchQueue(label: "ferry.manager.completion")
 
@@ -55,7 +56,7 @@ open class SessionManager: @unchecked Sendable {
     public init(sessionConfiguration configuration: SessionConfiguration = .default) {
         let hooks = SessionManagerHooks(policy: .default)
         self.hooks = hooks
-        state = Mutex(State(session: Self.makeSession(configuration, hooks: hooks), responseSerializer: JSONResponseSerializer(),
+        state = Locked(State(session: Self.makeSession(configuration, hooks: hooks), responseSerializer: JSONResponseSerializer(),
                             completionQueue: nil, completionGroup: nil, reachabilityManager: .shared))
     }
 

@@ -1,3 +1,4 @@
+import FerryBase
 import FerrySession
 import FoundationEssentials
 import Synchronization
@@ -28,12 +29,12 @@ final class SessionManagerHooks: Sendable {
         var downloadTaskDidResume: (@Sendable (Session, DownloadTask, Int64, Int64?) -> Void)?
     }
 
-    private let state: Mutex<(blocks: Blocks, policy: SecurityPolicy)>
+    private let state: Locked<(blocks: Blocks, policy: SecurityPolicy)>
     /// Posts the manager's notifications; nil without the `ManagerNotifications` trait.
     let notify: (@Sendable (SessionManagerEvent) -> Void)?
 
     init(policy: SecurityPolicy) {
-        state = Mutex((Blocks(), policy))
+        state = Locked((Blocks(), policy))
         #if ManagerNotifications
         notify = SessionManager.postNotification
         #else

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FerryBase
 import FerrySession
 import FoundationEssentials
 import Synchronization
@@ -31,7 +32,7 @@ final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDele
     let downloadProgress: SessionManager.ProgressHandler?
     let destination: SessionManager.DownloadDestination?
     private let finish: Finish
-    private let state = Mutex<(data: Data, fileURL: URL?, moveError: NetworkError?, metrics: TaskMetrics?)>((Data(), nil, nil, nil))
+    private let state = Locked<(data: Data, fileURL: URL?, moveError: NetworkError?, metrics: TaskMetrics?)>((Data(), nil, nil, nil))
 
     init(hooks: SessionManagerHooks, uploadProgress: SessionManager.ProgressHandler?,
          downloadProgress: SessionManager.ProgressHandler?, destination: SessionManager.DownloadDestination? = nil,

@@ -1,3 +1,4 @@
+import FerryBase
 import FerryIO
 import Synchronization
 
@@ -14,7 +15,7 @@ import Synchronization
 /// Connections of one session may run on several loops, hence the lock; the engine only calls
 /// in here for an exchange that has a cap, so an uncapped transfer never touches it.
 package final class BandwidthLimiter: Sendable {
-    private let bucket: Mutex<TokenBucket>
+    private let bucket: Locked<TokenBucket>
     /// The cap shared with others (a session's), which this one's bytes count against too.
     package let parent: BandwidthLimiter?
     /// This cap's average rate.
@@ -24,7 +25,7 @@ package final class BandwidthLimiter: Sendable {
     package init(bytesPerSecond: Int64, parent: BandwidthLimiter? = nil, now: Deadline = .now()) {
         let bucket = TokenBucket(bytesPerSecond: bytesPerSecond, now: now)
         self.bytesPerSecond = bucket.bytesPerSecond
-        self.bucket = Mutex(bucket)
+        self.bucket = Locked(bucket)
         self.parent = parent
     }
 

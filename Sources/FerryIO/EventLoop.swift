@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FerryBase
 import CFerryShims
 import Logging
 import Synchronization
@@ -15,7 +16,7 @@ import Synchronization
 /// Thread safety (why `@unchecked Sendable` is sound): the registrations, the timer queue and
 /// the event buffer are touched only on the loop's own thread (every such API calls
 /// ``preconditionInEventLoop()``). The only state shared with other threads is the task
-/// inbox, which a `Mutex` guards, the thread identity (`Atomic`) and the two descriptors,
+/// inbox, which a `Locked` guards, the thread identity (`Atomic`) and the two descriptors,
 /// which are immutable after `init` and closed only in `deinit`.
 package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     private enum Lifecycle {
@@ -46,9 +47,9 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
 
     private let epollFD: Int32
     private let wakeFD: Int32
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     private let threadHandle = Atomic<UInt>(0)
-    private let thread = Mutex<PosixThread?>(nil)
+    private let thread = Locked<PosixThread?>(nil)
     /// Set once the thread was started, so ``startIfNeeded()`` costs an atomic load after that.
     private let threadStarted = Atomic<Bool>(false)
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FerryBase
 import Synchronization
 
 /// A small fixed set of ``EventLoop``s, each on its own thread once it has work.
@@ -9,12 +10,12 @@ import Synchronization
 /// A loop's thread starts with its first task: a session talking to one host (whose
 /// connections share a loop) runs one loop thread, and one that was never used runs none.
 /// Sendable: ``loops`` is immutable, the round-robin counter is atomic and shutdown state sits
-/// behind a `Mutex`.
+/// behind a `Locked` (a `Mutex`).
 package final class EventLoopGroup: Sendable {
     /// The loops, in creation order.
     package let loops: [EventLoop]
     private let counter = Atomic<Int>(0)
-    private let isShutDown = Mutex(false)
+    private let isShutDown = Locked(false)
 
     /// The default loop count: one per core, at most 4 (an HTTP client rarely needs more,
     /// and every loop with work is a thread).

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FerryBase
 import Dispatch
 import Synchronization
 
@@ -136,7 +137,7 @@ private final class WorkerPool: Sendable {
         var idle = 0
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = Locked(Queue())
     private let available = DispatchSemaphore(value: 0)
     private let maximumThreads: Int
 

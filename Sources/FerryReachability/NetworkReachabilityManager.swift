@@ -1,3 +1,4 @@
+import FerryBase
 import Dispatch
 import FerryIO
 import Synchronization
@@ -83,7 +84,7 @@ public final class NetworkReachabilityManager: Sendable {
 
     private let target: ReachabilityStateMachine.Target
     private let environment: Environment
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     // MARK: - Creating
 
@@ -116,7 +117,7 @@ public final class NetworkReachabilityManager: Sendable {
     package init(target: ReachabilityStateMachine.Target, environment: Environment) {
         self.target = target
         self.environment = environment
-        state = Mutex(State(queue: DispatchQueue(label: "ferry.reachability.delivery")))
+        state = Locked(State(queue: DispatchQueue(label: "ferry.reachability.delivery")))
     }
 
     deinit {

@@ -1,3 +1,4 @@
+import FerryBase
 import FerryEngine
 import Synchronization
 
@@ -15,7 +16,7 @@ final class AsyncChunkSource: BodyChunkSource, Sendable {
     }
 
     private let sequence: RequestBody.ByteChunks
-    private let state = Mutex<UncheckedState>(UncheckedState(State()))
+    private let state = Locked<UncheckedState>(UncheckedState(State()))
 
     init(_ sequence: RequestBody.ByteChunks) { self.sequence = sequence }
 

@@ -1,3 +1,4 @@
+import FerryBase
 import FoundationEssentials
 import Synchronization
 
@@ -58,7 +59,7 @@ public final class CookieStorage: Sendable {
         var jar = CookieStorage.emptyJar()
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Set once a cookie was stored (cleared by ``removeAll()``): until then a request reads
     /// this flag and nothing else, not even the lock every session's loops share.
     private let mayHoldCookies = Atomic<Bool>(false)

@@ -42,7 +42,7 @@ public final class CredentialStorage: Sendable {
     /// are kept in memory only.
     public let fileURL: URL?
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a store.
     /// - Parameter fileURL: Where permanent credentials are kept, read on first use; nil to

@@ -1,3 +1,4 @@
+import FerryBase
 import FerryTLS
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 final class LazyTLSContext: Sendable {
     private let configuration: TLSConfiguration
     private let asksForClientIdentity: Bool
-    private let built = Mutex<Result<TLSClientContext, TLSError>?>(nil)
+    private let built = Locked<Result<TLSClientContext, TLSError>?>(nil)
 
     init(configuration: TLSConfiguration, asksForClientIdentity: Bool) {
         self.configuration = configuration

@@ -1,3 +1,4 @@
+import FerryBase
 import FoundationEssentials
 import Synchronization
 
@@ -33,7 +34,7 @@ final class PreemptiveAuthentication: Sendable {
         var answer: Answer
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = Locked<[Entry]>([])
     private let count = Atomic<Int>(0)
 
     /// Remembers that `authorization`, made from `credential`, was accepted for `url`.

@@ -85,7 +85,7 @@ extension ProxyRoutes {
 
 /// The Basic answers proxies accepted, by `host:port`, for a session.
 final class ProxyAnswers: Sendable {
-    let values = Mutex<[String: String]>([:])
+    let values = Locked<[String: String]>([:])
 
     static func key(_ host: String, _ port: Int) -> String { "\(host.lowercased()):\(port)" }
 }

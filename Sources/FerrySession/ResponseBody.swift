@@ -1,3 +1,4 @@
+import FerryBase
 import FoundationEssentials
 import Synchronization
 
@@ -96,7 +97,7 @@ final class ResponseBodyBuffer: Sendable {
         var spares: [[UInt8]] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let onResume: @Sendable () -> Void
     private let onAbandon: @Sendable () -> Void
 

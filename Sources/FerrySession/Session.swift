@@ -1,3 +1,4 @@
+import FerryBase
 import Dispatch
 import FerryEngine
 import FerryIO
@@ -31,7 +32,7 @@ public final class Session: Sendable {
     public let delegateQueue: DispatchQueue
     private let engine: Result<HTTPClientEngine, SystemError>
     private let tls: LazyTLSContext
-    private let registry: Mutex<TaskRegistry>
+    private let registry: Locked<TaskRegistry>
     private let lastTaskIdentifier = Atomic<Int>(0)
     private let isShared: Bool
     /// Basic answers accepted so far, sent before the server asks.
@@ -97,7 +98,7 @@ public final class Session: Sendable {
         // (when the configuration has no identity of its own).
         tls = LazyTLSContext(configuration: configuration.transportSecurity.applied(to: configuration.tlsConfiguration),
                              asksForClientIdentity: delegate != nil)
-        registry = Mutex(TaskRegistry(delegate: delegate))
+        registry = Locked(TaskRegistry(delegate: delegate))
         reference.session = self
     }
 

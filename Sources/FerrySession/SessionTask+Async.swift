@@ -1,6 +1,7 @@
 // The one bridge from a task to `async`: every async call of ``Session`` makes a task and
 // awaits it here, so cancellation, ordering and delivery are written once.
 
+import FerryBase
 import FerryEngine
 import FoundationEssentials
 import Synchronization

@@ -1,3 +1,4 @@
+import FerryBase
 import FerryEngine
 import Synchronization
 

@@ -1,3 +1,4 @@
+import FerryBase
 import Dispatch
 import FerryEngine
 import FerryIO

@@ -3,6 +3,7 @@
 // AFURLSessionManager's uploadProgress(for:) / downloadProgress(for:) hand out). Behind the
 // default `FoundationProgress` trait: the only FerrySession file that needs the full Foundation,
 // so a package that turns the trait off links none (ARCHITECTURE.md, "Foundation").
+import FerryBase
 import Foundation
 import Synchronization
 

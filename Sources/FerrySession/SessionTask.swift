@@ -1,3 +1,4 @@
+import FerryBase
 import Dispatch
 import FerryEngine
 import FoundationEssentials
@@ -43,7 +44,7 @@ public class SessionTask: @unchecked Sendable {
     /// What kind of task this is (fixed; readable from any thread, unlike ``engineSide``).
     let kind: TaskKind
 
-    let core: Mutex<TaskCore>
+    let core: Locked<TaskCore>
     /// Where the session's ``TaskRegistry`` keeps this task while it runs (-1: not there).
     /// Read and written only under the session's registry lock.
     @exclusivity(unchecked) var registryIndex = -1
@@ -61,7 +62,7 @@ public class SessionTask: @unchecked Sendable {
         self.kind = kind
         taskIdentifier = identifier
         originalRequest = request
-        core = Mutex(TaskCore())
+        core = Locked(TaskCore())
         engineSide = TaskEngineSide(sink: sink)
     }
 

@@ -1,5 +1,5 @@
 /// Values by `host:port` key, at most `capacity` of them, the one stored longest ago dropped
-/// first. Not locked: its owner keeps it behind a `Mutex`.
+/// first. Not locked: its owner keeps it behind a `Locked` (a `Mutex`).
 struct BoundedCache<Value> {
     private var values: [String: Value] = [:]
     /// Keys from the one stored longest ago to the newest.

@@ -1,3 +1,4 @@
+import FerryBase
 import CFerryShims
 import COpenSSL
 import Synchronization
@@ -162,10 +163,10 @@ final class TLSSessionCache: Sendable {
         let approval: DefaultTrustApproval?
     }
 
-    private let entries: Mutex<BoundedCache<Session>>
+    private let entries: Locked<BoundedCache<Session>>
 
     init(capacity: Int) {
-        entries = Mutex(BoundedCache(capacity: capacity))
+        entries = Locked(BoundedCache(capacity: capacity))
     }
 
     deinit {
@@ -207,10 +208,10 @@ final class TLSSessionCache: Sendable {
 /// The default rules' approvals of the chains servers presented, by `host:port`, bounded,
 /// oldest dropped first (see ``DefaultTrustApproval``).
 final class TrustApprovalCache: Sendable {
-    private let entries: Mutex<BoundedCache<DefaultTrustApproval>>
+    private let entries: Locked<BoundedCache<DefaultTrustApproval>>
 
     init(capacity: Int) {
-        entries = Mutex(BoundedCache(capacity: capacity))
+        entries = Locked(BoundedCache(capacity: capacity))
     }
 
     /// Keeps `approval` for `key`, replacing an older one.

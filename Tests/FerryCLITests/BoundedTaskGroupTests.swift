@@ -1,3 +1,4 @@
+import FerryBase
 import Synchronization
 import Testing
 @testable import ferry
@@ -6,7 +7,7 @@ import Testing
 struct BoundedTaskGroupTests {
     /// Counts work items in flight and remembers the most seen at once.
     final class Gauge: Sendable {
-        private let state = Mutex((current: 0, peak: 0))
+        private let state = Locked((current: 0, peak: 0))
         func enter() { state.withLock { $0.current += 1; $0.peak = max($0.peak, $0.current) } }
         func leave() { state.withLock { $0.current -= 1 } }
         var peak: Int { state.withLock { $0.peak } }

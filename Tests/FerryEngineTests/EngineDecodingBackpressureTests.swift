@@ -1,3 +1,4 @@
+import FerryBase
 import Dispatch
 import FerryIO
 import FerryWire
@@ -24,7 +25,7 @@ struct EngineDecodingBackpressureTests {
     final class PauseProbe: Sendable {
         let paused = Atomic<Bool>(false)
         let bytesWhilePaused = Atomic<Int>(0)
-        let handle = Mutex<ExchangeHandle?>(nil)
+        let handle = Locked<ExchangeHandle?>(nil)
     }
 
     @Test("a pause while decoding is honoured within one encoded slice")

@@ -1,4 +1,5 @@
 // Cancellation and read backpressure against a raw-socket server.
+import FerryBase
 import Dispatch
 @testable import FerryEngine
 import FerryIO
@@ -10,7 +11,7 @@ import TestSupport
 
 /// Holds the handle of an exchange so a body policy can resume it from another thread.
 final class HandleBox: Sendable {
-    private let handle = Mutex<ExchangeHandle?>(nil)
+    private let handle = Locked<ExchangeHandle?>(nil)
     /// Set just before `resumeReading()` is called.
     let resumed = Atomic<Bool>(false)
     /// Set when a body callback arrived while the exchange was paused.

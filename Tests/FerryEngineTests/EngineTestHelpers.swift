@@ -1,6 +1,7 @@
 // Shared pieces of the engine-level integration tests: a delegate that records everything the
 // engine reports, a scripted request body, and small builders for requests and raw responses.
 @testable import FerryEngine
+import FerryBase
 import FerryIO
 import FerryWire
 import HTTPTypes
@@ -40,7 +41,7 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
     /// Decides the demand after the `call`-th body callback (0-based) of `count` bytes.
     typealias BodyPolicy = @Sendable (_ call: Int, _ count: Int) -> BodyDemand
 
-    private let state = Mutex(Record())
+    private let state = Locked(Record())
     private let ended = AsyncEvent()
     private let policy: BodyPolicy?
     /// Decides the demand after the response head.
@@ -152,11 +153,11 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
 
 /// A streamed request body that hands out prepared chunks, then the end.
 final class ScriptedChunkSource: BodyChunkSource {
-    private let chunks: Mutex<[[UInt8]]>
+    private let chunks: Locked<[[UInt8]]>
     private let cancelled = Atomic<Bool>(false)
 
     init(_ chunks: [[UInt8]]) {
-        self.chunks = Mutex(chunks)
+        self.chunks = Locked(chunks)
     }
 
     /// Whether the engine told the source to stop.

@@ -1,3 +1,4 @@
+import FerryBase
 import Glibc
 import Synchronization
 import Testing
@@ -9,7 +10,7 @@ struct PosixThreadTests {
     @Test("a started thread carries its name, cut to the kernel's 15 bytes")
     func names() throws {
         for (asked, shown) in [("ferry-test", "ferry-test"), ("ferry-a-long-thread-name", "ferry-a-long-th")] {
-            let seen = Mutex<String?>(nil)
+            let seen = Locked<String?>(nil)
             let thread = try PosixThread.start(name: asked) {
                 let comm = "/proc/thread-self/comm"
                 guard let file = fopen(comm, "r") else { return }

@@ -1,3 +1,4 @@
+import FerryBase
 import Dispatch
 import Synchronization
 import Testing
@@ -67,8 +68,8 @@ struct ResolverTests {
 
     @Test("lookups run on resolver threads, never the loop thread")
     func offLoop() async throws {
-        let onLoop = Mutex<Bool?>(nil)
-        let loopBox = Mutex<EventLoop?>(nil)
+        let onLoop = Locked<Bool?>(nil)
+        let loopBox = Locked<EventLoop?>(nil)
         let resolver = Resolver { _, port in
             onLoop.withLock { $0 = loopBox.withLock { $0?.inEventLoop } }
             return .success([SocketAddress(ipAddress: "192.0.2.7", port: port)!])

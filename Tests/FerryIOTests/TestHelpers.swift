@@ -1,3 +1,4 @@
+import FerryBase
 import Dispatch
 import Foundation
 import Synchronization
@@ -26,7 +27,7 @@ final class Latch<T: Sendable>: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Sets the value (first call wins) and wakes the waiters.
     func fulfill(_ newValue: T) {
@@ -71,7 +72,7 @@ final class Latch<T: Sendable>: Sendable {
 
 /// A thread-safe list the loop appends to and the test reads.
 final class Recorder<T: Sendable>: Sendable {
-    private let items = Mutex<[T]>([])
+    private let items = Locked<[T]>([])
     func append(_ item: T) { items.withLock { $0.append(item) } }
     var values: [T] { items.withLock { $0 } }
 }

@@ -1,3 +1,4 @@
+import FerryBase
 import Dispatch
 @testable import FerryReachability
 import FerryIO
@@ -65,7 +66,7 @@ struct LiveReachabilityTests {
             let queue = DispatchQueue(label: "reachability-delivery")
             let onQueue = DispatchSpecificKey<Bool>()
             queue.setSpecific(key: onQueue, value: true)
-            let events = Mutex<[String]>([])
+            let events = Locked<[String]>([])
             let recorder = StatusRecorder(.internet, in: namespace, label: "handler and notification")
             let manager = recorder.manager
             manager.setStatusChangeHandler(queue: queue) { status in

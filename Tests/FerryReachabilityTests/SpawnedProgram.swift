@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FerryBase
 import Foundation
 import Synchronization
 
@@ -21,7 +22,7 @@ final class SpawnedProgram: Sendable {
     private let outputPath: String
     private let errorPath: String
     /// True once the child has ended: no signal is sent after that (its pid may be reused).
-    private let ended = Mutex(false)
+    private let ended = Locked(false)
 
     /// Starts `executable` with `arguments`, standard input from /dev/null.
     init(_ executable: String, _ arguments: [String]) throws {

@@ -1,4 +1,5 @@
 @testable import FerryReachability
+import FerryBase
 import FerryIO
 import Synchronization
 import TestSupport
@@ -9,7 +10,7 @@ import Testing
 final class StatusRecorder: Sendable {
     /// The statuses with the time each arrived (a class: the reader task shares it).
     private final class Log: Sendable {
-        let entries = Mutex<[(status: NetworkReachabilityStatus, at: ContinuousClock.Instant)]>([])
+        let entries = Locked<[(status: NetworkReachabilityStatus, at: ContinuousClock.Instant)]>([])
     }
 
     private let log = Log()

@@ -1,6 +1,7 @@
 // CookieStorage: the jar's rules on a fixed clock — what a response stores, what a request
 // sends and in which order, replacement, expiry, the rule that leaves Secure cookies alone,
 // the accept policies, and eviction at the limits.
+import FerryBase
 import Foundation
 import Synchronization
 import Testing
@@ -9,7 +10,7 @@ import Testing
 
 /// A clock the tests move by hand.
 final class CookieTestClock: Sendable {
-    private let time = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+    private let time = Locked(Date(timeIntervalSince1970: 1_700_000_000))
 
     var now: Date { time.withLock { $0 } }
 

@@ -1,6 +1,7 @@
 // HTTP authentication through the task layer against the in-process httpbin server: Basic
 // and Digest answered from the request's credential, the URL's user information, the
 // credential storage or the delegate; no loops on a refused credential; preemptive Basic.
+import FerryBase
 import Dispatch
 import Foundation
 import HTTPTypes
@@ -12,10 +13,10 @@ import TestSupport
 
 /// A task delegate that answers challenges from a list, recording what it was asked.
 final class ChallengeAnsweringDelegate: SessionTaskDelegate {
-    private let state: Mutex<(answers: [(AuthChallengeDisposition, Credential?)], asked: [AuthenticationChallenge])>
+    private let state: Locked<(answers: [(AuthChallengeDisposition, Credential?)], asked: [AuthenticationChallenge])>
 
     init(_ answers: [(AuthChallengeDisposition, Credential?)]) {
-        state = Mutex((answers, []))
+        state = Locked((answers, []))
     }
 
     var asked: [AuthenticationChallenge] { state.withLock { $0.asked } }

@@ -1,6 +1,7 @@
 // The session delegate's server-trust challenge, end to end against TLSTestServer: accept,
 // defer to the session's rules, cancel, and the async form. A refused chain leaves the server
 // without one application byte.
+import FerryBase
 import Foundation
 import FerryTLS
 import Synchronization
@@ -15,7 +16,7 @@ struct SessionChallengeTests {
     /// and keeps the challenges it saw.
     final class Answering: SessionDelegate {
         let disposition: AuthChallengeDisposition
-        private let seen = Mutex<[AuthenticationChallenge]>([])
+        private let seen = Locked<[AuthenticationChallenge]>([])
 
         init(_ disposition: AuthChallengeDisposition) { self.disposition = disposition }
 
@@ -102,7 +103,7 @@ struct SessionClientCertificateChallengeTests {
     final class IdentityPicker: SessionDelegate {
         let identity: ClientIdentity?
         let disposition: AuthChallengeDisposition
-        private let seen = Mutex<[ProtectionSpace]>([])
+        private let seen = Locked<[ProtectionSpace]>([])
 
         init(_ identity: ClientIdentity?, disposition: AuthChallengeDisposition = .useCredential) {
             self.identity = identity

@@ -1,4 +1,5 @@
 // flush, reset, priority and the running-task list, against the in-process servers.
+import FerryBase
 import Dispatch
 import Foundation
 import Synchronization
@@ -62,7 +63,7 @@ struct SessionHousekeepingTests {
             held.delegate = holder
             held.resume()
             #expect(await holder.asked.wait(timeout: .seconds(30)))
-            let order = Mutex<[String]>([])
+            let order = Locked<[String]>([])
             let done = AsyncEvent()
             for (name, priority) in [("low", Float(0.1)), ("high", Float(0.9))] {
                 let task = session.dataTask(with: NetworkRequest(url: server.url("/get?\(name)"))) { _, _, _ in

@@ -2,6 +2,7 @@
 // https through a CONNECT tunnel with the session's trust rules and pinning inside it, the
 // proxy's credential up front or through the challenge flow (a ProtectionSpace with isProxy),
 // refused tunnels as typed errors with the proxy's status, and the bypass list.
+import FerryBase
 import Ferry
 import Foundation
 import FerryTLS
@@ -16,7 +17,7 @@ struct SessionProxyTests {
     /// Answers proxy challenges with a credential and keeps what it was asked.
     final class ProxyAnswering: SessionDelegate, SessionTaskDelegate {
         let credential: Credential?
-        private let seen = Mutex<[AuthenticationChallenge]>([])
+        private let seen = Locked<[AuthenticationChallenge]>([])
 
         init(_ credential: Credential?) { self.credential = credential }
 

@@ -1,6 +1,7 @@
 // Redirects through the task layer against the in-process httpbin server: followed hops with
 // their metrics, the limit, method and body rules, credentials across origins, and the
 // delegate's say.
+import FerryBase
 import Dispatch
 import Foundation
 import HTTPTypes
@@ -192,7 +193,7 @@ struct SessionRedirectTests {
 /// Answers every redirect with `decide`, counting the questions.
 final class RedirectDeciding: SessionTaskDelegate {
     private let decide: @Sendable (NetworkRequest) -> NetworkRequest?
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     init(_ decide: @escaping @Sendable (NetworkRequest) -> NetworkRequest?) { self.decide = decide }
 
@@ -209,11 +210,11 @@ final class RedirectDeciding: SessionTaskDelegate {
 
 /// Gives `body` when a task needs its stream body again, counting the calls.
 final class NewBodyDelegate: SessionTaskDelegate {
-    private let body: Mutex<RequestBody?>
+    private let body: Locked<RequestBody?>
     private let calls = Atomic<Int>(0)
 
     init(body: RequestBody?) {
-        self.body = Mutex(body)
+        self.body = Locked(body)
     }
 
     var asked: Int { calls.load(ordering: .relaxed) }

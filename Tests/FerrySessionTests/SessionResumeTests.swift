@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FerryBase
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -53,7 +54,7 @@ struct SessionResumeTests {
         request.headerFields[.authorization] = "Bearer kept"
         if cut == .timeout { request.timeoutInterval = .seconds(1) }
         let task = session.downloadTask(with: request)
-        let failure = Mutex<NetworkError?>(nil)
+        let failure = Locked<NetworkError?>(nil)
         let done = AsyncEvent()
         _ = task.attachCompletion(.handler { outcome in
             failure.withLock { $0 = outcome.failureValue }
@@ -103,7 +104,7 @@ struct SessionResumeTests {
         let offset = 50_000
         try await Self.afterCut(at: offset, by: .reset, then: [Self.partial(from: offset)]) { session, server, resumeData in
             let finished = AsyncEvent()
-            let result = Mutex<(Data?, Int?)>((nil, nil))
+            let result = Locked<(Data?, Int?)>((nil, nil))
             let task = session.downloadTask(withResumeData: resumeData) { location, response, error in
                 result.withLock { $0 = (location.flatMap { try? Data(contentsOf: $0) }, response?.statusCode) }
                 finished.set()
@@ -285,7 +286,7 @@ struct SessionResumeTests {
 
     /// Resumes `task` and returns its error (nil when it succeeded).
     static func failure(of task: DownloadTask) async -> NetworkError? {
-        let failure = Mutex<NetworkError?>(nil)
+        let failure = Locked<NetworkError?>(nil)
         let done = AsyncEvent()
         _ = task.attachCompletion(.handler { outcome in
             failure.withLock { $0 = outcome.failureValue }
@@ -383,7 +384,7 @@ final class ResumeRecorder: SessionDownloadDelegate, @unchecked Sendable {
         var expected: Int64?
     }
 
-    private let state = Mutex<([Resume], Int64)>(([], 0))
+    private let state = Locked<([Resume], Int64)>(([], 0))
     var resumes: [Resume] { state.withLock { $0.0 } }
     var lastTotalWritten: Int64 { state.withLock { $0.1 } }
 

@@ -1,6 +1,7 @@
 // Session over TLS, end to end against TLSTestServer (NIOSSL, not our code): a valid chain by
 // name and by IP address, each way a chain is refused (with not one request byte delivered),
 // protocol versions, session resumption on a new connection, and keep-alive reuse.
+import FerryBase
 import Foundation
 import FerryTLS
 import Synchronization
@@ -294,7 +295,7 @@ struct SessionTLSTests {
 
 /// Accepts what the default rules accept, counting the chains it was asked about.
 private final class CountingEvaluator: ServerTrustEvaluating {
-    private let calls = Mutex(0)
+    private let calls = Locked(0)
     var count: Int { calls.withLock { $0 } }
 
     func evaluate(_ trust: ServerTrust, forDomain domain: String) throws(ServerTrustError) {

@@ -1,3 +1,4 @@
+import FerryBase
 import FerryTLS
 import Foundation
 import Synchronization
@@ -158,7 +159,7 @@ import TestSupport
 
 /// Approves what the default rules approve once the test opens it (or after 30 s).
 private final class GatedEvaluator: ServerTrustEvaluating {
-    private let state = Mutex((waiting: false, open: false))
+    private let state = Locked((waiting: false, open: false))
     var isWaiting: Bool { state.withLock { $0.waiting } }
     func open() { state.withLock { $0.open = true } }
 

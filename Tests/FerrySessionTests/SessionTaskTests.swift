@@ -1,5 +1,6 @@
 // Task objects against the in-process httpbin server: completion handlers, the data and
 // download delegates, resume/suspend/cancel, counts, progress and the session's task list.
+import FerryBase
 import Dispatch
 import Foundation
 import Synchronization
@@ -13,7 +14,7 @@ struct SessionTaskTests {
     /// A completion handler's arguments, once it ran, and whether it ran on the delegate queue.
     final class HandlerResult<Value: Sendable>: Sendable {
         let event = AsyncEvent()
-        private let stored = Mutex<(Value?, NetworkResponse?, NetworkError?, onQueue: Bool)?>(nil)
+        private let stored = Locked<(Value?, NetworkResponse?, NetworkError?, onQueue: Bool)?>(nil)
         private let queueName: String
         private static var key: DispatchSpecificKey<String> { RecordingDelegate.queueKeyForTests }
 
@@ -83,7 +84,7 @@ struct SessionTaskTests {
             #expect(slow.state == .running)
             #expect(session.allTasks.map(\.taskIdentifier) == [slow.taskIdentifier])
             let listed = AsyncEvent()
-            let names = Mutex<[String?]>([])
+            let names = Locked<[String?]>([])
             session.getAllTasks { tasks in
                 names.withLock { $0 = tasks.map(\.taskDescription) }
                 listed.set()
@@ -192,7 +193,7 @@ struct SessionTaskTests {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
             defer { session.invalidateAndCancel() }
-            let contents = Mutex<Data?>(nil)
+            let contents = Locked<Data?>(nil)
             let result = SessionTaskTests.HandlerResult<URL>(queue: session.delegateQueue)
             let handler = result.handler
             let task = session.downloadTask(with: NetworkRequest(url: server.url("/bytes/200000"))) { location, response, error in

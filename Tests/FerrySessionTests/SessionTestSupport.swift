@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FerryBase
 import Dispatch
 import Foundation
 import HTTPTypes
@@ -107,7 +108,7 @@ final class RecordingDelegate: SessionDataDelegate, SessionDownloadDelegate {
     /// The key that tags delegate queues, for other recorders in the tests.
     static var queueKeyForTests: DispatchSpecificKey<String> { queueKey }
     private let expectedQueueName: String
-    private let state = Mutex<(events: [Event], offQueueCalls: Int, lastTask: SessionTask?)>(([], 0, nil))
+    private let state = Locked<(events: [Event], offQueueCalls: Int, lastTask: SessionTask?)>(([], 0, nil))
     /// The answer to a data task's response.
     private let disposition: ResponseDisposition
 

@@ -1,6 +1,7 @@
 // Timeouts and cancellation: request (idle) and resource (total) timeouts, Swift task
 // cancellation, dropping a streamed body, and invalidateAndCancel(). Every wait has a
 // generous upper bound so a hang fails the test instead of stalling the suite.
+import FerryBase
 import Foundation
 import Synchronization
 import Testing
@@ -87,7 +88,7 @@ struct SessionTimeoutTests {
             // The first request holds the only connection far longer than any stall of a loaded
             // machine, so the queued one is certainly still waiting when it is cancelled.
             let slow = server.url("/delay/30")
-            let firstEnded = Mutex(false)
+            let firstEnded = Locked(false)
             let first = Task {
                 defer { firstEnded.withLock { $0 = true } }
                 return await networkError { try await session.data(for: NetworkRequest(url: slow)) }

@@ -1,4 +1,5 @@
 // Delegates the task tests share: recorders, checkers and deciders.
+import FerryBase
 import Dispatch
 import Foundation
 import Synchronization
@@ -30,7 +31,7 @@ final class PatternChecker: SessionDataDelegate {
     /// Set when the task was suspended at each of the marks given at creation.
     let suspensions: [AsyncEvent]
     private let marks: [Int]
-    private let state = Mutex<(count: Int, mismatch: Int?, error: NetworkError?)>((0, nil, nil))
+    private let state = Locked<(count: Int, mismatch: Int?, error: NetworkError?)>((0, nil, nil))
 
     /// - Parameter marks: Byte counts, rising: the piece that crosses each suspends the task.
     init(suspendingAt marks: [Int] = []) {
@@ -81,7 +82,7 @@ final class PatternChecker: SessionDataDelegate {
 /// Cancels its data task from the first piece of body it receives.
 final class CancellingDelegate: SessionDataDelegate {
     let completed = AsyncEvent()
-    private let outcome = Mutex<NetworkError?>(nil)
+    private let outcome = Locked<NetworkError?>(nil)
 
     var error: NetworkError? { outcome.withLock { $0 } }
 
@@ -99,7 +100,7 @@ final class CancellingDelegate: SessionDataDelegate {
 final class DecidingDelegate: SessionDataDelegate {
     let completed = AsyncEvent()
     private let disposition: ResponseDisposition
-    private let state = Mutex<(asked: NetworkResponse?, before: Int64?, received: Int, error: NetworkError?)>((nil, nil, 0, nil))
+    private let state = Locked<(asked: NetworkResponse?, before: Int64?, received: Int, error: NetworkError?)>((nil, nil, 0, nil))
 
     init(_ disposition: ResponseDisposition) { self.disposition = disposition }
 
@@ -132,7 +133,7 @@ final class DecidingDelegate: SessionDataDelegate {
 /// Decides with the async form only: cancels.
 final class AsyncDecidingDelegate: SessionDataDelegate {
     let completed = AsyncEvent()
-    private let state = Mutex<(asked: Bool, error: NetworkError?)>((false, nil))
+    private let state = Locked<(asked: Bool, error: NetworkError?)>((false, nil))
 
     var asked: Bool { state.withLock { $0.asked } }
     var error: NetworkError? { state.withLock { $0.error } }
@@ -151,7 +152,7 @@ final class AsyncDecidingDelegate: SessionDataDelegate {
 /// Holds its data task at the response until ``allow()``.
 final class HoldingDelegate: SessionDataDelegate {
     let asked = AsyncEvent()
-    private let handler = Mutex<(@Sendable (ResponseDisposition) -> Void)?>(nil)
+    private let handler = Locked<(@Sendable (ResponseDisposition) -> Void)?>(nil)
 
     func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse,
                  completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {

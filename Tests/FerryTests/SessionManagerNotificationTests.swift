@@ -1,6 +1,7 @@
 // SessionManager's NotificationCenter notifications (the ManagerNotifications trait):
 // AFNetworking's task did resume / suspend / complete, session did invalidate, and download
 // did move file / did fail to move file, each with its object and userInfo.
+import FerryBase
 import Ferry
 import Foundation
 import Synchronization
@@ -57,7 +58,7 @@ struct SessionManagerNotificationTests {
         try await HTTPBinServer.withServer { server in
             let manager = SessionManager(sessionConfiguration: ManagerTest.configuration())
             defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
-            let mine = Mutex<ObjectIdentifier?>(nil)
+            let mine = Locked<ObjectIdentifier?>(nil)
             let listener = Listener(Self.taskNames) { object in
                 (object as? SessionTask).map(ObjectIdentifier.init) == mine.withLock { $0 }
             }
@@ -99,7 +100,7 @@ struct SessionManagerNotificationTests {
         try await HTTPBinServer.withServer { server in
             let manager = SessionManager(sessionConfiguration: ManagerTest.configuration())
             defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
-            let mine = Mutex<ObjectIdentifier?>(nil)
+            let mine = Locked<ObjectIdentifier?>(nil)
             let listener = Listener(Self.taskNames) { object in
                 (object as? SessionTask).map(ObjectIdentifier.init) == mine.withLock { $0 }
             }

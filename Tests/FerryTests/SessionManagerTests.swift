@@ -1,6 +1,7 @@
 // SessionManager (AFURLSessionManager) against the in-process HTTPBin server: completion on
 // the completion queue after the serializer, progress, downloads moved to their destination,
 // the block setters, invalidation and cancellation.
+import FerryBase
 import Dispatch
 import Ferry
 import Foundation
@@ -10,8 +11,8 @@ import TestSupport
 
 /// A value shared between a test and the closures it hands out.
 final class Recorder<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { storage = Mutex(value) }
+    private let storage: Locked<Value>
+    init(_ value: Value) { storage = Locked(value) }
     var value: Value { storage.withLock { $0 } }
     func update(_ change: (inout Value) -> Void) { storage.withLock { change(&$0) } }
 }

@@ -2,6 +2,7 @@
 // cooperative thread pool, which has one thread per core: a test that parks a pool thread on a
 // semaphore or a sleep stalls every other test on a small machine, and tests that race a server
 // lose. These helpers suspend instead.
+import FerryBase
 import Foundation
 import Synchronization
 
@@ -21,7 +22,7 @@ public final class AsyncEvent: Sendable {
         var waiters: [Int: Waiter] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 
@@ -133,10 +134,10 @@ public func withTimeLimit<T: Sendable>(
 
 /// Resumes a continuation at most once, from whichever racer comes first.
 private final class ResumeOnce<Value: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
+    private let continuation: Locked<CheckedContinuation<Value, Never>?>
 
     init(_ continuation: CheckedContinuation<Value, Never>) {
-        self.continuation = Mutex(continuation)
+        self.continuation = Locked(continuation)
     }
 
     func resume(_ value: Value) {

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FerryBase
 import Dispatch
 import Foundation
 import Synchronization
@@ -33,7 +34,7 @@ public final class ChildProcess: Sendable {
     /// The child's process id.
     public let pid: pid_t
     /// Whether the child has ended (set before it is reaped, so `kill` never hits a reused pid).
-    private let ended = Mutex(false)
+    private let ended = Locked(false)
 
     /// Starts `executable` with `arguments`, in `directory`, with the given descriptors as its
     /// standard input, output and error. The caller keeps (and closes) its own descriptors.

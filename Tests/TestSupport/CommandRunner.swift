@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FerryBase
 import Foundation
 import Synchronization
 
@@ -87,7 +88,7 @@ public enum CommandRunner {
             executable: executable, arguments: arguments, directory: (directory ?? scratch.url).path,
             stdin: stdin, stdout: outHandle.fileDescriptor, stderr: errHandle.fileDescriptor,
             environment: environment)
-        let killed = Mutex(false)
+        let killed = Locked(false)
         child.kill(after: timeLimit) { killed.withLock { $0 = true } }
         let status = await child.ending().status
         let stdout = (try? Data(contentsOf: outURL)).map(Array.init) ?? []

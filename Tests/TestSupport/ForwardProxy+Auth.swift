@@ -1,5 +1,6 @@
 // ForwardProxy's proxy authentication (RFC 9110 §11.7.1-§11.7.2): the settings, the
 // `Proxy-Authenticate` challenges and the check of `Proxy-Authorization`.
+import FerryBase
 import FoundationEssentials
 import Synchronization
 
@@ -47,7 +48,7 @@ final class ProxyAuthenticator: Sendable {
 
     let authentication: ForwardProxy.Authentication
     private let opaque = ProxyAuthenticator.randomHex(bytes: 8)
-    private let nonces = Mutex<[String]>([])
+    private let nonces = Locked<[String]>([])
 
     init(_ authentication: ForwardProxy.Authentication) {
         self.authentication = authentication

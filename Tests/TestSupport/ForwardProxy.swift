@@ -1,6 +1,7 @@
 // An HTTP/1.1 forward proxy for tests: absolute-form forwarding, CONNECT tunnels and proxy
 // authentication, on plain POSIX sockets and threads (no SwiftNIO, no Ferry code), so that a
 // client's proxy support is checked against code that is not its own.
+import FerryBase
 import Synchronization
 #if canImport(Glibc)
 import Glibc

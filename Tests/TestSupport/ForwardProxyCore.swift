@@ -1,5 +1,6 @@
 // The state ForwardProxy's threads share with the test: sockets, settings, threads and what
 // was seen.
+import FerryBase
 import Dispatch
 import Foundation
 import Synchronization
@@ -42,8 +43,8 @@ final class ForwardProxyCore: Sendable {
     var wakeRead: Int32 { sockets.wakeRead }
     let settings: Settings
     let authenticator: ProxyAuthenticator
-    let record = Mutex(Record())
-    private let openConnections = Mutex(0)
+    let record = Locked(Record())
+    private let openConnections = Locked(0)
     /// Entered for the accept thread and for every connection thread; left as each ends.
     private let threads = DispatchGroup()
 

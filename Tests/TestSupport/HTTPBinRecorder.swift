@@ -1,4 +1,5 @@
 // What HTTPBinServer saw: counters and the most recent request heads, shared across threads.
+import FerryBase
 import NIOConcurrencyHelpers
 import NIOHTTP1
 

@@ -1,5 +1,6 @@
 // An httpbin-style HTTP/1.1 server on SwiftNIO for integration tests: independent of Ferry's
 // engine, so an engine bug cannot hide itself.
+import FerryBase
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore

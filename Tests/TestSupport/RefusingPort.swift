@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import FerryBase
 import Synchronization
 
 /// A TCP port on 127.0.0.1 bound by a socket that never listens: connecting to it is refused
@@ -16,7 +17,7 @@ import Synchronization
 public final class RefusingPort: Sendable {
     /// The port nobody listens on.
     public let port: Int
-    private let fd: Mutex<Int32>
+    private let fd: Locked<Int32>
 
     /// Binds a fresh socket to 127.0.0.1 on a port the kernel picks.
     /// - Throws: ``TestServerError`` when the socket cannot be bound.
@@ -37,7 +38,7 @@ public final class RefusingPort: Sendable {
         }
         guard named == 0 else { let code = errno; Glibc.close(fd); throw TestServerError.system("getsockname", errno: code) }
         port = Int(UInt16(bigEndian: address.sin_port))
-        self.fd = Mutex(fd)
+        self.fd = Locked(fd)
     }
 
     deinit {

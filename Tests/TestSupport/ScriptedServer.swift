@@ -1,5 +1,6 @@
 // A raw-socket HTTP server that replays scripts byte for byte: for wire-exact and malformed
 // replies. Plain POSIX sockets and one Thread; no SwiftNIO, no Ferry code.
+import FerryBase
 import Dispatch
 import Foundation
 import Synchronization

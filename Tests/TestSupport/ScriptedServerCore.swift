@@ -1,4 +1,5 @@
 // The state ScriptedServer's thread shares with the test: sockets, scripts and what was seen.
+import FerryBase
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -28,7 +29,7 @@ final class ScriptedServerCore: Sendable {
     let scripts: [ConnectionScript]
     let extraConnections: ScriptedServer.ExtraConnections
     let ioTimeout: Duration
-    let record = Mutex(Record())
+    let record = Locked(Record())
     private let threadDone = DispatchSemaphore(value: 0)
     /// Set with `threadDone`: what async shutdown waits for without blocking a thread.
     private let threadFinished = AsyncEvent()

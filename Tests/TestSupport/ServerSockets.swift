@@ -1,5 +1,6 @@
 // The listening socket and wake pipe every raw-socket test server (ScriptedServer, ForwardProxy)
 // opens together, stops once and closes together.
+import FerryBase
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ final class ServerSockets: Sendable {
     /// Readable once shutdown began: every bounded wait of the server's threads watches it.
     let wakeRead: Int32
     private let wakeWrite: Int32
-    private let stopping = Mutex(false)
+    private let stopping = Locked(false)
 
     /// Listens on `host` (an ephemeral port) and makes the wake pipe.
     /// - Throws: ``TestServerError`` when either cannot be made (nothing stays open then).

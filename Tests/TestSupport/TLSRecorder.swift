@@ -1,4 +1,5 @@
 // TLSTestServer's thread-safe tally of connections, handshakes and application bytes.
+import FerryBase
 import NIOConcurrencyHelpers
 
 /// Internal: written from the server's event loop, read from tests on any thread. Totals are

@@ -6,13 +6,9 @@ import Glibc
 #if FERRY_FUZZ
 // Built by Scripts/fuzz with coverage instrumentation and AddressSanitizer, linked with
 // libFuzzer's library (no main of its own: SwiftPM names the program's entry point itself), whose
-// driver this hands the arguments and the target FERRY_FUZZ_TARGET names.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
+// driver (LLVMFuzzerRunDriver, declared in CFerrySanitizers) this hands the arguments and the
+// target FERRY_FUZZ_TARGET names.
+import CFerrySanitizers
 
 /// Set once, before the driver starts calling in.
 nonisolated(unsafe) private var selected: FuzzTarget?
@@ -28,7 +24,7 @@ enum FerryFuzz {
         selected = target
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(runFuzzerDriver(&argc, &argv) { data, size in
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
             selected?.run(UnsafeRawBufferPointer(start: data, count: size))
             return 0
         })

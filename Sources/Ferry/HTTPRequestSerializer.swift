@@ -13,7 +13,9 @@ import HTTPTypes
 /// the serializer's, as in AFNetworking.
 public struct HTTPRequestSerializer: RequestSerializing {
     /// Writes parameters as a query string instead of ``QueryStringSerialization``
-    /// (AFNetworking's `setQueryStringSerializationWithBlock:`).
+    /// (AFNetworking's `setQueryStringSerializationWithBlock:`). It returns the query already
+    /// percent-encoded: one that goes in the URL is refused with ``NetworkError/Code/badURL``
+    /// when a byte needs encoding.
     public typealias QueryStringWriter = @Sendable (NetworkRequest, Parameters) throws(NetworkError) -> String
 
     /// Fields added to every request that does not set them itself. By default
@@ -66,6 +68,9 @@ public struct HTTPRequestSerializer: RequestSerializing {
     }
 
     /// Applies the default fields, the timeout and `parameters` (query or form body).
+    /// - Throws: ``NetworkError``: what ``queryStringWriter`` throws; ``NetworkError/Code/badURL``
+    ///   when the query it wrote for the URL holds a byte RFC 3986 does not allow there (a
+    ///   space, CR, LF, `#`, non-ASCII, a `%` not before two hex digits).
     public func serialize(_ request: NetworkRequest, with parameters: Parameters?) throws(NetworkError) -> NetworkRequest {
         var request = request
         for field in httpRequestHeaders where request.headerFields[field.name] == nil {
@@ -77,6 +82,13 @@ public struct HTTPRequestSerializer: RequestSerializing {
             ?? QueryStringSerialization.queryString(from: parameters)
         if httpMethodsEncodingParametersInURI.contains(request.method) {
             guard !query.isEmpty else { return request }
+            // QueryStringSerialization escapes everything; a caller's writer may not, and
+            // URLComponents traps on a query it cannot hold.
+            if queryStringWriter != nil, let offset = Self.invalidQueryByteOffset(query) {
+                throw NetworkError(.badURL, reason: "The query string writer returned a query a URL cannot hold: byte "
+                                       + "\(offset) of \"\(query.prefix(80))\" must be percent-encoded (RFC 3986 §3.4)",
+                                   failingURL: request.url)
+            }
             request.url = Self.url(request.url, appendingQuery: query)
         } else {
             if request.headerFields[.contentType] == nil {
@@ -101,6 +113,38 @@ public struct HTTPRequestSerializer: RequestSerializing {
         request.body = .bytes(try body(parameters))
         if request.headerFields[.contentType] == nil { request.headerFields[.contentType] = contentType }
         return request
+    }
+
+    /// The offset of the first byte of `query` that RFC 3986 §3.4 does not allow in a query
+    /// (anything but pchar, `/` and `?`: a space, CR, LF, NUL, `#`, non-ASCII, a `%` not
+    /// before two hex digits), or nil when there is none. Exactly what URLComponents'
+    /// `percentEncodedQuery` accepts rather than traps on.
+    static func invalidQueryByteOffset(_ query: String) -> Int? {
+        let bytes = Array(query.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else { return index }
+                index += 3
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                break
+            default:
+                guard "-._~!$&'()*+,;=:@/?".utf8.contains(byte) else { return index }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
     }
 
     /// `url` with `query` after its own query (joined by `&`), before any fragment.

@@ -60,8 +60,8 @@ extension NetworkError {
         case .authentication(let failure):
             self.init(.userAuthenticationRequired, reason: "Cannot answer the server's authentication challenge: \(failure)",
                       failingURL: url)
-        case .invalidCredential(let failure):
-            self.init(.invalidRequest, reason: "Cannot send these credentials: \(failure)", failingURL: url)
+        case .invalidCredential(let failure, let forProxy):
+            self.init(.invalidRequest, reason: "Cannot send these \(forProxy ? "proxy " : "")credentials: \(failure)", failingURL: url)
         case .taskCannotStream:
             self.init(.invalidRequest, reason: "Only a task that was never resumed and has no completion handler can be awaited (bytes(), data() or download())",
                       failingURL: url)
@@ -212,8 +212,8 @@ enum SessionFailure: Error {
     case redirect(RedirectFailure)
     /// An authentication challenge could not be answered with the credential chosen.
     case authentication(AuthenticationFailure)
-    /// A credential given to a request cannot be sent.
-    case invalidCredential(AuthenticationFailure)
+    /// A credential given to a request (or for its proxy) cannot be sent.
+    case invalidCredential(AuthenticationFailure, forProxy: Bool = false)
     /// The session's engine could not be created.
     case engineUnavailable(SystemError)
     /// OpenSSL refused the session's TLS configuration.

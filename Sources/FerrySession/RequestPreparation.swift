@@ -92,7 +92,7 @@ enum RequestPreparation {
             do throws(AuthenticationFailure) {
                 authorization = try BasicAuthentication.authorization(user: user, password: proxy.password ?? "")
             } catch {
-                throw NetworkError(SessionFailure.invalidCredential(error), url: url)
+                throw NetworkError(SessionFailure.invalidCredential(error, forProxy: true), url: url)
             }
         }
         // A Basic answer the proxy accepted before goes up front.

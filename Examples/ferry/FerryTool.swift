@@ -53,10 +53,11 @@ struct FerryTool {
             }
         }
         do {
-            // Every -H is checked before the first byte goes anywhere (CLI.md: exit 2).
+            // Every -H, -b and -u is checked before the first byte goes anywhere (CLI.md: exit
+            // 2); the reason names the option.
             try builder.validate()
         } catch {
-            console.writeErrorLines(UsageError("option -H: \(error.reason)", suggestsHelp: false).lines)
+            console.writeErrorLines(UsageError(error.reason, suggestsHelp: false).lines)
             return ExitCode(error)
         }
         if options.outputs.count > options.urls.count && !options.silent {

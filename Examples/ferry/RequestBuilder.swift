@@ -77,8 +77,9 @@ struct RequestBuilder: Sendable {
         return planned
     }
 
-    /// Checks every `-H` against Ferry's rules without sending anything.
-    /// - Throws: ``NetworkError`` with code `invalidRequest` for a bad name or a CR, LF or NUL.
+    /// Checks every `-H`, `-b` and `-u` against Ferry's rules without sending anything.
+    /// - Throws: ``NetworkError`` with code `invalidRequest` for a bad name or a CR, LF or NUL;
+    ///   its reason starts with the option to blame (`option -b: …`).
     func validate() throws(NetworkError) {
         _ = try request(for: URL(string: "http://localhost/")!)
     }
@@ -105,36 +106,56 @@ struct RequestBuilder: Sendable {
             components.percentEncodedQuery = QueryEncoder.append(queryData, to: components.percentEncodedQuery)
             url = components.url ?? base
         }
-        var request = try form.map { form throws(NetworkError) in try Self.formRequest(form, method: method, url: url) }
-            ?? NetworkRequest(url: url, method: method, body: body.map { .bytes($0) })
+        var request = try Self.naming("option -F") { () throws(NetworkError) in
+            try form.map { form throws(NetworkError) in try Self.formRequest(form, method: method, url: url) }
+        } ?? NetworkRequest(url: url, method: method, body: body.map { .bytes($0) })
         request.maximumResponseBodySize = maximumBodySize
         let named = Set(headers.map(\.canonicalName))
         // A -H field replaces the form's own Content-Type or Content-Length, as curl's does.
         for header in headers where form != nil && Self.formFields.contains(header.canonicalName) {
-            try request.setValue(nil, forHTTPHeaderField: header.name)
+            try Self.naming("option -H") { () throws(NetworkError) in try request.setValue(nil, forHTTPHeaderField: header.name) }
         }
         // -u, or else the URL's user information, as curl reads them; a -H Authorization is
         // the user's own answer, which curl sends instead of either.
         if let given = credential ?? userInformation(of: url), !named.contains("authorization") {
             request.credential = Credential(user: given.user, password: given.password, persistence: .none)
-            if basicUpFront { try request.setBasicAuthorization(user: given.user, password: given.password) }
+            if basicUpFront {
+                try Self.naming(credential == nil ? "URL user information" : "option -u") { () throws(NetworkError) in
+                    try request.setBasicAuthorization(user: given.user, password: given.password)
+                }
+            }
         }
         // A -H Cookie replaces -b's cookies, as in curl.
-        if let cookieString, !named.contains("cookie") { try request.setValue(cookieString, forHTTPHeaderField: "Cookie") }
+        if let cookieString, !named.contains("cookie") {
+            try Self.naming("option -b") { () throws(NetworkError) in try request.setValue(cookieString, forHTTPHeaderField: "Cookie") }
+        }
         for header in headers {
-            if case .add(let value) = header.action {
-                // curl keeps the form's boundary in a Content-Type of the user's.
-                let boundary = header.canonicalName == "content-type" ? form.map { "; boundary=" + $0.boundary } : nil
-                try request.addValue(value + (boundary ?? ""), forHTTPHeaderField: header.name)
-            } else {
-                // Validate the name even for a removal, so a typo is reported, not ignored.
-                try request.setValue(nil, forHTTPHeaderField: header.name)
+            try Self.naming("option -H") { () throws(NetworkError) in
+                if case .add(let value) = header.action {
+                    // curl keeps the form's boundary in a Content-Type of the user's.
+                    let boundary = header.canonicalName == "content-type" ? form.map { "; boundary=" + $0.boundary } : nil
+                    try request.addValue(value + (boundary ?? ""), forHTTPHeaderField: header.name)
+                } else {
+                    // Validate the name even for a removal, so a typo is reported, not ignored.
+                    try request.setValue(nil, forHTTPHeaderField: header.name)
+                }
             }
         }
         for field in implicitFields where !named.contains(field.name.lowercased()) {
             try request.setValue(field.value, forHTTPHeaderField: field.name)
         }
         return request
+    }
+
+    /// Runs `body`; a ``NetworkError`` it throws gets `source` (`option -u`) before its reason,
+    /// so the message names what the user typed.
+    private static func naming<T>(_ source: String, _ body: () throws(NetworkError) -> T) throws(NetworkError) -> T {
+        do throws(NetworkError) {
+            return try body()
+        } catch {
+            throw NetworkError(error.code, reason: "\(source): \(error.reason)", failingURL: error.failingURL,
+                               underlyingError: error.underlyingError)
+        }
     }
 
     /// The fields ``formRequest(_:method:url:)`` sets.

@@ -6,7 +6,9 @@ import FerryTLS
 /// Pure: the owning `ConnectionPool` feeds it events and performs the returned actions
 /// (connecting, running exchanges, closing, timers). Idle connections are reused last in,
 /// first out (the warmest socket, as urllib3 does); waiters are served highest priority first
-/// (URLSessionTask's `priority`), first come, first served among equals.
+/// (URLSessionTask's `priority`), first come, first served among equals. A retry after a reused
+/// connection died takes only a connection opened for it: new connections go to retries first,
+/// and a retry first in line when a connection is released gets one opened.
 package struct ConnectionPoolStateMachine {
     /// Identifies a connection within one pool.
     package typealias ConnectionID = Int
@@ -60,15 +62,35 @@ package struct ConnectionPoolStateMachine {
             waiters.count > connecting.count && connectionCount < limit
         }
 
-        /// Removes and returns the waiter a connection goes to: the highest priority, the
-        /// oldest among equals; for a `reused` connection, only a waiter that is not ``Waiter/fresh``
-        /// (nil when there is none). A linear scan: waiters are few, and this runs once per hand-over.
-        mutating func takeNextWaiter(reused: Bool = false) -> RequestID? {
+        /// The waiter a connection goes to: the highest priority, the oldest among equals; with
+        /// `retriesFirst` (a new connection), a ``Waiter/fresh`` one before any other; for a
+        /// `reused` connection, never a fresh one (nil when no other waits). A linear scan:
+        /// waiters are few, and this runs once per hand-over.
+        func nextWaiter(reused: Bool = false, retriesFirst: Bool = false) -> Int? {
             var best: Int?
             for index in waiters.indices where !(reused && waiters[index].fresh) {
-                if best.map({ waiters[index].priority > waiters[$0].priority }) ?? true { best = index }
+                guard let chosen = best else {
+                    best = index
+                    continue
+                }
+                if retriesFirst, waiters[index].fresh != waiters[chosen].fresh {
+                    if waiters[index].fresh { best = index }
+                } else if waiters[index].priority > waiters[chosen].priority {
+                    best = index
+                }
             }
-            return best.map { waiters.remove(at: $0).id }
+            return best
+        }
+
+        /// Removes and returns the waiter ``nextWaiter(reused:retriesFirst:)`` names.
+        mutating func takeNextWaiter(reused: Bool = false, retriesFirst: Bool = false) -> RequestID? {
+            nextWaiter(reused: reused, retriesFirst: retriesFirst).map { waiters.remove(at: $0).id }
+        }
+
+        /// Whether a retry waits that no connection being opened will serve (openings go to
+        /// retries first).
+        var hasUncoveredRetry: Bool {
+            waiters.lazy.filter(\.fresh).count > connecting.count
         }
     }
 
@@ -148,7 +170,7 @@ package struct ConnectionPoolStateMachine {
             keyOfConnection[connection] = nil
             return [.closeConnection(connection)]
         case .running:
-            if let request = host.takeNextWaiter() {
+            if let request = host.takeNextWaiter(retriesFirst: true) {
                 host.busy.insert(connection)
                 return [.execute(request, on: connection)]
             }
@@ -163,7 +185,7 @@ package struct ConnectionPoolStateMachine {
         guard let key = keyOfConnection.removeValue(forKey: connection), var host = hosts[key] else { return [] }
         defer { store(host, for: key) }
         host.connecting.remove(connection)
-        guard let waiter = host.takeNextWaiter() else { return [] }
+        guard let waiter = host.takeNextWaiter(retriesFirst: true) else { return [] }
         var actions: [Action] = [.failRequest(waiter, error)]
         // Later waiters get their own attempt, or they would wait for a connection nobody opens.
         if host.needsConnection(limit: maxConnectionsPerHost) {
@@ -183,17 +205,27 @@ package struct ConnectionPoolStateMachine {
             return [.closeConnection(connection)]
         case .running:
             if reusable {
+                var actions: [Action] = []
+                // A retry first in line that no opening covers gets a new connection (this one
+                // is as suspect as the one that died); at the limit the oldest idle connection,
+                // else this one, makes room.
+                if let first = host.nextWaiter(), host.waiters[first].fresh, host.hasUncoveredRetry,
+                   host.connectionCount + 1 >= maxConnectionsPerHost {
+                    guard !host.idle.isEmpty else {
+                        keyOfConnection[connection] = nil
+                        return [.closeConnection(connection), createConnection(for: key, in: &host)]
+                    }
+                    let oldest = host.idle.removeFirst()
+                    keyOfConnection[oldest.id] = nil
+                    actions += [.closeConnection(oldest.id), createConnection(for: key, in: &host)]
+                }
                 if let request = host.takeNextWaiter(reused: true) {
                     host.busy.insert(connection)
-                    return [.execute(request, on: connection)]
+                    actions.append(.execute(request, on: connection))
+                } else {
+                    host.idle.append(IdleConnection(id: connection, since: now))
+                    actions.append(.scheduleIdleTimeout(connection, at: now + idleTimeout))
                 }
-                // Only retries wait, for new connections: at the limit this one makes room.
-                if host.waiters.count > host.connecting.count, host.connectionCount + 1 >= maxConnectionsPerHost {
-                    keyOfConnection[connection] = nil
-                    return [.closeConnection(connection), createConnection(for: key, in: &host)]
-                }
-                host.idle.append(IdleConnection(id: connection, since: now))
-                var actions: [Action] = [.scheduleIdleTimeout(connection, at: now + idleTimeout)]
                 if host.needsConnection(limit: maxConnectionsPerHost) { actions.append(createConnection(for: key, in: &host)) }
                 return actions
             }

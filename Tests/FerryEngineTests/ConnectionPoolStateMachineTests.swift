@@ -272,4 +272,30 @@ extension ConnectionPoolStateMachineTests {
         #expect(pool.connectionEstablished(1, now: t0) == [.execute(2, on: 1)])
         #expect(pool.connectionEstablished(2, now: t0) == [.scheduleIdleTimeout(2, at: t0 + .seconds(60))])
     }
+
+    /// A retry first in line gets a new connection at the next release, ahead of a request that
+    /// came after it; the release after that serves the request.
+    @Test func aRetryFirstInLineIsNotOvertakenByALaterRequest() {
+        var pool = machine(max: 2)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.leaseRequested(2, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        _ = pool.connectionEstablished(1, now: t0)
+        #expect(pool.leaseRequested(3, key: key, fresh: true) == [])
+        #expect(pool.leaseRequested(4, key: key) == [])
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.closeConnection(0), .createConnection(2, key)])
+        #expect(pool.exchangeFinished(on: 1, reusable: true, now: t0) == [.execute(4, on: 1)])
+        #expect(pool.connectionEstablished(2, now: t0) == [.execute(3, on: 2)])
+    }
+
+    /// A connection being opened goes to a retry before a request of higher priority.
+    @Test func aNewConnectionGoesToARetryFirst() {
+        var pool = machine(max: 2)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        #expect(pool.leaseRequested(2, key: key, fresh: true, priority: 0) == [.createConnection(1, key)])
+        #expect(pool.leaseRequested(3, key: key, priority: 1) == [])
+        #expect(pool.connectionEstablished(1, now: t0) == [.execute(2, on: 1)])
+        #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.execute(3, on: 0)])
+    }
 }

@@ -16,7 +16,7 @@ import Glibc
 ///
 /// Not copyable: one owner releases it once.
 package struct MappedBuffer: ~Copyable {
-    /// The memory, `byteCount` bytes, aligned to the page.
+    /// The memory, `byteCount` bytes, aligned to the page when mapped (to 16 bytes otherwise).
     package let bytes: UnsafeMutableRawBufferPointer
     /// False when mmap failed and malloc stood in (released with `deallocate`).
     private let isMapped: Bool

@@ -237,7 +237,11 @@ int main(int argc, char **argv) {
     for (;;) {
         int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE) continue;
+            if (errno == EINTR || errno == ECONNABORTED) continue;
+            if (errno == EMFILE || errno == ENFILE) { // out of descriptors: let some close first
+                pause_ms(10);
+                continue;
+            }
             fprintf(stderr, "bench-chaos: accept: %s\n", strerror(errno));
             return 1;
         }

@@ -28,7 +28,8 @@ enum ProcessFigures {
     /// Waits (5 s at most) until no socket is open and the count of descriptors has held for
     /// 150 ms: a released session's loops close their epoll and eventfd descriptors as their
     /// last reference goes, which can be a moment after the session's invalidation.
-    static func descriptorsSettle() async {
+    /// - Returns: whether they settled (false: the baseline is not one to compare against).
+    static func descriptorsSettle() async -> Bool {
         let deadline = ContinuousClock.now + .seconds(5)
         var last = -1
         var steady = 0
@@ -38,6 +39,7 @@ enum ProcessFigures {
             steady = kinds.count == last && !kinds.contains("socket") ? steady + 1 : 0
             last = kinds.count
         }
+        return steady >= 3
     }
 
     /// The peak resident set size so far, in KiB (VmHWM in /proc/self/status).

@@ -157,7 +157,9 @@ final class Soak: Sendable {
         }
     }
 
-    func report(elapsed: Duration, baselineDescriptors: Int?, endDescriptors: Int, endPeakKiB: Int) -> Report {
+    /// The figures, and PASS or FAIL with every bar missed (`failures`: the caller's own).
+    func report(elapsed: Duration, baselineDescriptors: Int?, endDescriptors: Int, endPeakKiB: Int,
+                failures extra: [String] = []) -> Report {
         let state = state.withLock { $0 }
         let done = completed.load(ordering: .relaxed)
         let seconds = Self.seconds(elapsed)
@@ -172,7 +174,7 @@ final class Soak: Sendable {
             lines.append("  " + fault.rawValue.rightPadded(to: 10) + String(total).leftPadded(to: 10)
                          + Self.fixed(mean, 1).leftPadded(to: 10) + "  " + listed)
         }
-        var failures: [String] = []
+        var failures = extra
         lines.append("  unexpected outcomes: \(state.unexpectedCount)")
         lines += state.unexpected.map { "    \($0)" }
         if state.unexpectedCount > 0 { failures.append("\(state.unexpectedCount) unexpected outcome(s)") }

@@ -32,7 +32,7 @@ enum SoakMain {
         var warmUp = options
         warmUp.requests = 500
         _ = await run(warmUp)
-        await ProcessFigures.descriptorsSettle()
+        let settled = await ProcessFigures.descriptorsSettle()
         let baselineDescriptors = ProcessFigures.openDescriptors()
         let baselineKinds = ProcessFigures.descriptorKinds()
 
@@ -42,10 +42,18 @@ enum SoakMain {
         while ContinuousClock.now < deadline, ProcessFigures.openDescriptors() > baselineDescriptors {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        let report = soak.report(elapsed: elapsed, baselineDescriptors: baselineDescriptors,
-                                 endDescriptors: ProcessFigures.openDescriptors(), endPeakKiB: ProcessFigures.peakResidentKiB())
-        print(report.text)
         let endKinds = ProcessFigures.descriptorKinds()
+        // The counts can match while a socket took the place of a runtime descriptor: the
+        // kinds must match too; and a baseline that never settled, or figures /proc did not
+        // give, prove nothing.
+        var failures: [String] = []
+        if endKinds != baselineKinds { failures.append("the open descriptors differ from the baseline's (listed below)") }
+        if !settled { failures.append("the descriptors never settled after the warm-up") }
+        if baselineKinds.isEmpty || ProcessFigures.peakResidentKiB() == 0 { failures.append("/proc gave no figures") }
+        let report = soak.report(elapsed: elapsed, baselineDescriptors: baselineDescriptors,
+                                 endDescriptors: ProcessFigures.openDescriptors(), endPeakKiB: ProcessFigures.peakResidentKiB(),
+                                 failures: failures)
+        print(report.text)
         if endKinds != baselineKinds {
             print("  descriptors before: \(baselineKinds.joined(separator: ", "))")
             print("  descriptors after:  \(endKinds.joined(separator: ", "))")

@@ -22,14 +22,7 @@ extension DataTask {
         let buffer = ResponseBodyBuffer(
             onResume: { [weak self] in self?.outputDrained() },
             onAbandon: { [weak self] in self?.cancel() })
-        let streams = core.withLock { core -> Bool in
-            guard case .created = core.machine.state, case .none = core.completion else { return false }
-            // Before the first resume nothing else touches the engine side.
-            guard case .delegate = engineSide.sink else { return false }
-            engineSide.stream(into: buffer)
-            return true
-        }
-        guard streams else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
+        try claimOutput { engineSide.stream(into: buffer) }
         let result = try await outcome(atHead: true)
         return (ResponseBody(buffer: buffer, task: self), result.response)
     }
@@ -46,14 +39,7 @@ extension DataTask {
     /// - Throws: ``NetworkError`` as ``Session/data(for:delegate:)``; `.invalidRequest` when
     ///   the task was resumed already or has a completion handler.
     public func data() async throws(NetworkError) -> (Data, NetworkResponse) {
-        let collects = core.withLock { core -> Bool in
-            guard case .created = core.machine.state, case .none = core.completion else { return false }
-            // Before the first resume nothing else touches the engine side.
-            guard case .delegate = engineSide.sink else { return false }
-            engineSide.collect()
-            return true
-        }
-        guard collects else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
+        try claimOutput { engineSide.collect() }
         let result = try await outcome()
         return (result.data, result.response)
     }
@@ -77,11 +63,7 @@ extension DownloadTask {
     public func download() async throws(NetworkError) -> (URL, NetworkResponse) {
         // Refused before anything else: an awaiting Swift task already cancelled must not
         // cancel a task it was not allowed to await. (Checked again as the waiter is attached.)
-        let isNew = core.withLock { core -> Bool in
-            guard case .created = core.machine.state, case .none = core.completion else { return false }
-            return true
-        }
-        guard isNew else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
+        guard core.withLock(\.isUnclaimed) else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
         let result = try await outcome(onlyIfNew: true)
         guard let location = result.location else {
             throw NetworkError(EngineError(.internalInconsistency("a download ended without its file")), url: originalRequest.url)
@@ -91,6 +73,19 @@ extension DownloadTask {
 }
 
 extension SessionTask {
+    /// Claims an unclaimed task for `data()` or `bytes()`, which first set where its body goes
+    /// (`setUp`, under the task's lock; before the first resume nothing else touches the engine
+    /// side, which must still deliver to the delegate).
+    /// - Throws: `.invalidRequest` when the task was claimed already or its body goes elsewhere.
+    fileprivate func claimOutput(_ setUp: () -> Void) throws(NetworkError) {
+        let claimed = core.withLock { core -> Bool in
+            guard core.isUnclaimed, case .delegate = engineSide.sink else { return false }
+            setUp()
+            return true
+        }
+        guard claimed else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
+    }
+
     /// Resumes the task and waits for its outcome (or, with `atHead`, for the response head).
     /// Cancelling the awaiting Swift task cancels the task. With `onlyIfNew`, a task that was
     /// resumed or awaited already, or has a completion handler, fails with `.invalidRequest`
@@ -119,10 +114,8 @@ extension SessionTask {
             guard core.machine.publicState != .completed else {
                 return core.error ?? NetworkError(onlyIfNew ? SessionFailure.taskCannotStream : .cancelled, url: originalRequest.url)
             }
-            if onlyIfNew {
-                guard case .created = core.machine.state, case .none = core.completion else {
-                    return NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url)
-                }
+            if onlyIfNew, !core.isUnclaimed {
+                return NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url)
             }
             core.completion = completion
             return nil

@@ -27,6 +27,14 @@ struct TaskCore {
     private(set) var observesLifecycle = false
     var counts = TaskCounts()
     var completion = TaskCompletion.none
+
+    /// Nothing has claimed the task yet: it was never resumed, and no handler or awaiting
+    /// caller is attached. The async forms (`data()`, `bytes()`, `download()`) take only such
+    /// a task.
+    var isUnclaimed: Bool {
+        guard case .created = machine.state, case .none = completion else { return false }
+        return true
+    }
     var progressObservers: [AsyncStream<TaskProgress>.Continuation] = []
     /// Told of every progress value, under the lock: what keeps ``foundationProgress`` current.
     var progressHandler: (@Sendable (TaskProgress) -> Void)?

@@ -47,12 +47,14 @@ let package = Package(
         .executableTarget(name: "bench-c", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         // A C launcher between the driver and each client, so a client's peak RSS is its own.
         .executableTarget(name: "bench-launch"),
+        // The two local C servers' accept loop and send (bench-sink, bench-chaos).
+        .target(name: "CBenchServer"),
         // W9's upload server on 127.0.0.1: reads every byte of each multipart POST, checks the
         // form, answers with the byte counts, and keeps counters the driver reads.
-        .executableTarget(name: "bench-sink"),
+        .executableTarget(name: "bench-sink", dependencies: ["CBenchServer"]),
         // Issue 20's chaos soak (Benchmarks/soak): a server that injects faults on request, and
         // a client that runs a million requests at it through HTTPSessionManager.
-        .executableTarget(name: "bench-chaos"),
+        .executableTarget(name: "bench-chaos", dependencies: ["CBenchServer"]),
         .executableTarget(
             name: "bench-soak",
             dependencies: [.product(name: "Ferry", package: "Ferry")]

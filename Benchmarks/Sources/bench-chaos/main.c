@@ -34,6 +34,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "CBenchServer.h"
 
 enum { HEAD_MAX = 8192, BODY_MAX = 1 << 20 };
 
@@ -53,19 +54,6 @@ static const struct { const char *bytes; size_t length; } garbage_heads[] = {
     BYTES("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),           // a chunk size that is not hex
 };
 
-static int send_all(int fd, const void *bytes, size_t length) {
-    const char *cursor = bytes;
-    while (length > 0) {
-        ssize_t sent = send(fd, cursor, length, MSG_NOSIGNAL);
-        if (sent < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        cursor += sent;
-        length -= (size_t)sent;
-    }
-    return 0;
-}
 
 static void pause_ms(long ms) {
     struct timespec delay = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
@@ -94,13 +82,13 @@ static int send_head(int fd, long size, int chunked) {
     char head[256];
     int length = chunked ? snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
                          : snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Length: %ld\r\n\r\n", size);
-    return send_all(fd, head, (size_t)length);
+    return bench_send_all(fd, head, (size_t)length);
 }
 
 // Answers one request. Returns 1 to keep the connection for the next, 0 when it was closed here.
 static int answer(int fd, const char *fault, long size, unsigned seed) {
     if (strcmp(fault, "ok") == 0 || strcmp(fault, "idleclose") == 0) {
-        if (send_head(fd, size, 0) != 0 || send_all(fd, pattern, (size_t)size) != 0) return -1;
+        if (send_head(fd, size, 0) != 0 || bench_send_all(fd, pattern, (size_t)size) != 0) return -1;
         if (fault[0] == 'o') return 1;
         pause_ms(seed % 3);
         close(fd); // unread bytes of a request that came meanwhile make this a reset
@@ -112,21 +100,21 @@ static int answer(int fd, const char *fault, long size, unsigned seed) {
             long piece = size - offset < 1000 ? size - offset : 1000;
             char line[32];
             int length = snprintf(line, sizeof line, "%lx\r\n", piece);
-            if (send_all(fd, line, (size_t)length) != 0 || send_all(fd, pattern + offset, (size_t)piece) != 0 ||
-                send_all(fd, "\r\n", 2) != 0) return -1;
+            if (bench_send_all(fd, line, (size_t)length) != 0 || bench_send_all(fd, pattern + offset, (size_t)piece) != 0 ||
+                bench_send_all(fd, "\r\n", 2) != 0) return -1;
         }
-        return send_all(fd, "0\r\n\r\n", 5) == 0 ? 1 : -1;
+        return bench_send_all(fd, "0\r\n\r\n", 5) == 0 ? 1 : -1;
     }
     if (strcmp(fault, "drip") == 0) {
         char head[128];
         int length = snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Length: %ld\r\n\r\n", size);
-        if (send_all(fd, head, 10) != 0) return -1;
+        if (bench_send_all(fd, head, 10) != 0) return -1;
         pause_ms(20);
-        if (send_all(fd, head + 10, (size_t)length - 10) != 0) return -1;
+        if (bench_send_all(fd, head + 10, (size_t)length - 10) != 0) return -1;
         for (int piece = 0; piece < 8; piece++) {
             pause_ms(20);
             long from = size * piece / 8, to = size * (piece + 1) / 8;
-            if (send_all(fd, pattern + from, (size_t)(to - from)) != 0) return -1;
+            if (bench_send_all(fd, pattern + from, (size_t)(to - from)) != 0) return -1;
         }
         return 1;
     }
@@ -135,20 +123,20 @@ static int answer(int fd, const char *fault, long size, unsigned seed) {
         return 0;
     }
     if (strcmp(fault, "resethead") == 0) {
-        send_all(fd, "HTTP/1.1 200 OK\r\nContent-Le", 27);
+        bench_send_all(fd, "HTTP/1.1 200 OK\r\nContent-Le", 27);
         pause_ms(1);
         reset_close(fd);
         return 0;
     }
     if (strcmp(fault, "cut") == 0) {
-        if (send_head(fd, size, 0) == 0) send_all(fd, pattern, (size_t)size / 2);
+        if (send_head(fd, size, 0) == 0) bench_send_all(fd, pattern, (size_t)size / 2);
         shutdown(fd, SHUT_WR);
         close(fd);
         return 0;
     }
     if (strcmp(fault, "garbage") == 0) {
         size_t which = (size_t)size % (sizeof garbage_heads / sizeof garbage_heads[0]);
-        send_all(fd, garbage_heads[which].bytes, garbage_heads[which].length);
+        bench_send_all(fd, garbage_heads[which].bytes, garbage_heads[which].length);
         shutdown(fd, SHUT_WR);
         wait_for_close(fd);
         close(fd);
@@ -160,7 +148,7 @@ static int answer(int fd, const char *fault, long size, unsigned seed) {
         return 0;
     }
     static const char missing[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
-    return send_all(fd, missing, sizeof missing - 1) == 0 ? 1 : -1;
+    return bench_send_all(fd, missing, sizeof missing - 1) == 0 ? 1 : -1;
 }
 
 static void *serve(void *arg) {
@@ -192,7 +180,7 @@ static void *serve(void *arg) {
             int length = snprintf(body, sizeof body, "connections=%lld requests=%lld\n", stat_connections, stat_requests);
             pthread_mutex_unlock(&stats_lock);
             int total = snprintf(reply, sizeof reply, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", length, body);
-            keep = send_all(fd, reply, (size_t)total) == 0 ? 1 : -1;
+            keep = bench_send_all(fd, reply, (size_t)total) == 0 ? 1 : -1;
         } else if (sscanf(head, "GET /f/%31[a-z]/%ld ", fault, &size) == 2 && size >= 0 && size <= BODY_MAX) {
             keep = answer(fd, fault, size, seed);
             if (keep == 0) return NULL; // answer closed it
@@ -208,55 +196,17 @@ done:
     return NULL;
 }
 
+static void count_connection(void) {
+    pthread_mutex_lock(&stats_lock);
+    stat_connections++;
+    pthread_mutex_unlock(&stats_lock);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: bench-chaos PORTFILE\n");
         return 2;
     }
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    signal(SIGPIPE, SIG_IGN);
     for (size_t i = 0; i < BODY_MAX; i++) pattern[i] = (unsigned char)((i * 31 + 7) & 0xFF);
-    int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int on = 1;
-    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = 0};
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    if (listener < 0 || bind(listener, (struct sockaddr *)&address, sizeof address) != 0 || listen(listener, 1024) != 0 ||
-        getsockname(listener, (struct sockaddr *)&address, &size) != 0) {
-        fprintf(stderr, "bench-chaos: cannot listen on 127.0.0.1: %s\n", strerror(errno));
-        return 1;
-    }
-    char temporary[4096];
-    snprintf(temporary, sizeof temporary, "%s.tmp", argv[1]);
-    FILE *file = fopen(temporary, "w");
-    if (file == NULL || fprintf(file, "%d\n", ntohs(address.sin_port)) < 0 || fclose(file) != 0 || rename(temporary, argv[1]) != 0) {
-        fprintf(stderr, "bench-chaos: cannot write %s: %s\n", argv[1], strerror(errno));
-        return 1;
-    }
-    for (;;) {
-        int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED) continue;
-            if (errno == EMFILE || errno == ENFILE) { // out of descriptors: let some close first
-                pause_ms(10);
-                continue;
-            }
-            fprintf(stderr, "bench-chaos: accept: %s\n", strerror(errno));
-            return 1;
-        }
-        // A head and its body go out in two sends: without this, Nagle holds the body until the
-        // client's delayed ACK of the head (40 ms), as nginx's tcp_nodelay avoids.
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-        pthread_mutex_lock(&stats_lock);
-        stat_connections++;
-        pthread_mutex_unlock(&stats_lock);
-        pthread_t thread;
-        pthread_attr_t attributes;
-        pthread_attr_init(&attributes);
-        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&attributes, 256 * 1024);
-        if (pthread_create(&thread, &attributes, serve, (void *)(intptr_t)fd) != 0) close(fd);
-        pthread_attr_destroy(&attributes);
-    }
+    return bench_serve_loopback("bench-chaos", argv[1], 1024, 256 * 1024, serve, count_connection);
 }

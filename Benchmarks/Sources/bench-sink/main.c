@@ -27,6 +27,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "CBenchServer.h"
 
 enum { HEAD_MAX = 16384, PART_HEAD_MAX = 8192, BODY_CHUNK = 256 * 1024, BOUNDARY_MAX = 200 };
 
@@ -115,16 +116,6 @@ static void form_feed(struct form *form, const unsigned char *bytes, size_t coun
     }
 }
 
-static int send_all(int fd, const char *bytes, size_t count) {
-    while (count > 0) {
-        ssize_t sent = send(fd, bytes, count, MSG_NOSIGNAL);
-        if (sent < 0 && errno == EINTR) continue;
-        if (sent <= 0) return -1;
-        bytes += sent;
-        count -= (size_t)sent;
-    }
-    return 0;
-}
 
 static int respond(int fd, int status, const char *type, const char *body, int close_after) {
     char message[1024];
@@ -132,7 +123,7 @@ static int respond(int fd, int status, const char *type, const char *body, int c
                           "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: %s\r\n\r\n%s",
                           status, status == 200 ? "OK" : status == 404 ? "Not Found" : "Bad Request", type,
                           strlen(body), close_after ? "close" : "keep-alive", body);
-    return send_all(fd, message, (size_t)length);
+    return bench_send_all(fd, message, (size_t)length);
 }
 
 // The value of header `name` in the head (NUL-terminated, lines ending in CRLF), copied into
@@ -183,7 +174,7 @@ static int upload(int fd, const char *head, const unsigned char *held, size_t he
     if (boundary[0] == 0) form.error = "no multipart boundary in Content-Type";
     if (header(head, "Expect", expect, sizeof expect) == 0 && strcasecmp(expect, "100-continue") == 0) {
         const char *go_on = "HTTP/1.1 100 Continue\r\n\r\n";
-        if (send_all(fd, go_on, strlen(go_on)) != 0) { record_error(); return -1; }
+        if (bench_send_all(fd, go_on, strlen(go_on)) != 0) { record_error(); return -1; }
     }
     form_feed(&form, held, held_count);
     long long received = (long long)held_count;
@@ -267,46 +258,16 @@ done:
     return NULL;
 }
 
+static void count_connection(void) {
+    pthread_mutex_lock(&stats_lock);
+    stat_connections++;
+    pthread_mutex_unlock(&stats_lock);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: bench-sink PORTFILE\n");
         return 2;
     }
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    signal(SIGPIPE, SIG_IGN);
-    int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int on = 1;
-    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = 0};
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    if (listener < 0 || bind(listener, (struct sockaddr *)&address, sizeof address) != 0 || listen(listener, 64) != 0 ||
-        getsockname(listener, (struct sockaddr *)&address, &size) != 0) {
-        fprintf(stderr, "bench-sink: cannot listen on 127.0.0.1: %s\n", strerror(errno));
-        return 1;
-    }
-    char temporary[4096];
-    snprintf(temporary, sizeof temporary, "%s.tmp", argv[1]);
-    FILE *file = fopen(temporary, "w");
-    if (file == NULL || fprintf(file, "%d\n", ntohs(address.sin_port)) < 0 || fclose(file) != 0 || rename(temporary, argv[1]) != 0) {
-        fprintf(stderr, "bench-sink: cannot write %s: %s\n", argv[1], strerror(errno));
-        return 1;
-    }
-    for (;;) {
-        int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE) continue;
-            fprintf(stderr, "bench-sink: accept: %s\n", strerror(errno));
-            return 1;
-        }
-        pthread_mutex_lock(&stats_lock);
-        stat_connections++;
-        pthread_mutex_unlock(&stats_lock);
-        pthread_t thread;
-        pthread_attr_t attributes;
-        pthread_attr_init(&attributes);
-        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-        if (pthread_create(&thread, &attributes, serve, (void *)(intptr_t)fd) != 0) close(fd);
-        pthread_attr_destroy(&attributes);
-    }
+    return bench_serve_loopback("bench-sink", argv[1], 64, 0, serve, count_connection);
 }

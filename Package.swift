@@ -140,7 +140,10 @@ let package = Package(
         .testTarget(name: "FerryCLITests", dependencies: ["ferry", "TestSupport"]),
         .testTarget(name: "FerryPinTests", dependencies: ["ferry-pin", "TestSupport"]),
         .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS", "COpenSSL", "CFerryShims", "TestSupport"]),
-        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerrySession", "FerryTLS", "TestSupport", "ferry-api"]),
+        .testTarget(
+            name: "FerryTests",
+            dependencies: ["Ferry", "FerrySession", "FerryTLS", "FerryEngine", "FerryWire", "FerryReachability", "TestSupport", "ferry-api"]
+        ),
         .testTarget(
             name: "FerryReachabilityTests",
             dependencies: ["FerryReachability", "FerryIO", "TestSupport", "ferry-reach"]

@@ -30,6 +30,9 @@ package final class TLSClientContext: @unchecked Sendable {
     /// sixteen records, 4.8% with four, 3.6% with two). Idle connections give it back
     /// (SSL_MODE_RELEASE_BUFFERS).
     package static let readBufferLength = 4 * (16 * 1024 + 512)
+    /// The most TLS sessions kept for resumption, and the most hosts whose trust was approved:
+    /// the oldest is dropped first (SECURITY.md, "Limits").
+    package static let cacheCapacity = 256
 
     /// Builds the context.
     /// - Throws: ``TLSError/Kind-swift.struct/invalidConfiguration`` when OpenSSL refuses a
@@ -42,8 +45,8 @@ package final class TLSClientContext: @unchecked Sendable {
         self.configuration = configuration
         self.asksForClientIdentity = asksForClientIdentity && configuration.clientIdentity == nil
         self.context = context
-        self.sessions = TLSSessionCache(capacity: 256)
-        self.approvals = TrustApprovalCache(capacity: 256)
+        self.sessions = TLSSessionCache(capacity: Self.cacheCapacity)
+        self.approvals = TrustApprovalCache(capacity: Self.cacheCapacity)
         // Every property is set, so a throw here still runs deinit, which frees the context.
         try configure()
     }

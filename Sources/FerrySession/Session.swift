@@ -226,9 +226,10 @@ public final class Session: Sendable {
     /// The pool key and engine that would run a request for `url` (nothing is prepared: no
     /// cookie or credential is looked at); nil when it cannot run.
     func route(of url: URL) -> (PoolKey, HTTPClientEngine)? {
-        guard case .success(let engine) = engine,
-              let exchange = try? RequestPreparation.exchangeRequest(
-                  for: NetworkRequest(url: url), configuration: configuration, proxies: proxies)
+        guard var exchange = try? RequestPreparation.exchangeRequest(
+                  for: NetworkRequest(url: url), configuration: configuration, proxies: proxies),
+              (try? completeKey(&exchange.key, of: url)) != nil,
+              let engine = try? runningEngine(for: url)
         else { return nil }
         return (exchange.key, engine)
     }
@@ -240,24 +241,37 @@ public final class Session: Sendable {
     func prepare(_ request: NetworkRequest, priority: Float, bandwidth taskCaps: BandwidthLimits?) throws(NetworkError)
         -> (ExchangeRequest, HTTPClientEngine, PreemptiveAuthentication.Answer?) {
         var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration, proxies: proxies)
+        try completeKey(&exchange.key, of: request.url)
+        let engine = try runningEngine(for: request.url)
         let upFront = addHTTPState(to: &exchange.head.headerFields, for: request)
         exchange.priority = priority
         // Most requests have no body (and no body cap): its field is not read then.
         let bodyCap = request.body == nil ? nil : request.body?.maximumBytesPerSecond
         exchange.bandwidth = BandwidthLimits.forExchange(task: taskCaps, session: bandwidth, bodyBytesPerSecond: bodyCap)
-        if exchange.key.scheme == "https" {
-            switch tls.context {
-            case .success(let context):
-                exchange.key.tls = context
-            case .failure(let error):
-                throw NetworkError(SessionFailure.tlsUnavailable(error), url: request.url)
-            }
+        return (exchange, engine, upFront)
+    }
+
+    /// Gives an HTTPS pool key the session's TLS context: what both
+    /// ``prepare(_:priority:bandwidth:)`` and ``route(of:)`` do to their key, so a loop
+    /// executor is always the loop that runs its origin's exchanges (the engine picks the loop
+    /// by the key's hash).
+    private func completeKey(_ key: inout PoolKey, of url: URL) throws(NetworkError) {
+        guard key.scheme == "https" else { return }
+        switch tls.context {
+        case .success(let context):
+            key.tls = context
+        case .failure(let error):
+            throw NetworkError(SessionFailure.tlsUnavailable(error), url: url)
         }
+    }
+
+    /// The session's engine, or why it could not start.
+    private func runningEngine(for url: URL) throws(NetworkError) -> HTTPClientEngine {
         switch engine {
         case .success(let engine):
-            return (exchange, engine, upFront)
+            return engine
         case .failure(let error):
-            throw NetworkError(SessionFailure.engineUnavailable(error), url: request.url)
+            throw NetworkError(SessionFailure.engineUnavailable(error), url: url)
         }
     }
 }

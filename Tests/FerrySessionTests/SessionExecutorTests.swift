@@ -1,6 +1,7 @@
 // Session.taskExecutor(for:): code that prefers the session's loop executor is resumed on the
 // loop's thread, child tasks included, and is never stranded once the loop has stopped.
 import Dispatch
+import FerryEngine
 import Foundation
 import Testing
 import TestSupport
@@ -73,6 +74,29 @@ struct SessionExecutorTests {
             return true
         }
         #expect(resumed, "the task ran on after the loop stopped")
+    }
+
+    /// The engine picks an origin's loop by its pool key's hash: the executor must come from
+    /// the very key its exchanges get, TLS context and proxy route included (an https key
+    /// without the context once put awaiting code on another loop than its connections, half
+    /// the time with two loops, at two thread switches a request).
+    @Test(arguments: [
+        ("http://127.0.0.1:8080/a", false), ("https://127.0.0.1:8443/a", false),
+        ("https://example.test/b", true), ("http://example.test/c", true),
+    ])
+    func theExecutorIsTheLoopOfTheOriginsExchanges(url: String, proxied: Bool) throws {
+        var configuration = SessionTest.configuration()
+        configuration.eventLoopCount = 4
+        configuration.proxy = proxied ? .http(URL(string: "http://127.0.0.1:3128")!) : .none
+        let session = Session(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        let url = try #require(URL(string: url))
+        let (routeKey, engine) = try #require(session.route(of: url))
+        let (exchange, _, _) = try session.prepare(NetworkRequest(url: url), priority: 0.5, bandwidth: nil)
+        #expect(routeKey == exchange.key)
+        #expect(routeKey.isProxied == proxied)
+        #expect((routeKey.tls != nil) == url.absoluteString.hasPrefix("https:"))
+        #expect(engine.taskExecutor(for: routeKey) === engine.taskExecutor(for: exchange.key))
     }
 
     @Test func noExecutorForAURLTheSessionCannotRequest() {

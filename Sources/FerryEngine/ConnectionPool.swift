@@ -184,7 +184,7 @@ final class ConnectionPool {
         _ id: Int, key: PoolKey, socket: Socket, remote: SocketAddress, deadline: Deadline, timings: FreshTimings
     ) {
         guard let context = key.tls else {
-            return connectionReady(id, key: key, transport: Transport(socket: socket, tls: nil), remote: remote,
+            return connectionReady(id, key: key, transport: Transport(socket: socket), remote: remote,
                                    timings: timings, facts: nil)
         }
         secure(id, key: key, socket: socket, remote: remote, context: context, deadline: deadline, timings: timings)

@@ -21,9 +21,10 @@ final class HTTP1Connection: IOHandler {
     /// What the TLS handshake established; nil for plain HTTP.
     let tlsFacts: TLSFacts?
     private unowned let pool: ConnectionPool
-    /// Mapped, not malloc'd: see ``MappedBuffer`` (peak RSS under connection churn).
+    /// Mapped, not malloc'd: see ``MappedBuffer`` (peak RSS under connection churn). Taken
+    /// from the loop's spares and given back by `deinit`, when nothing can read it any more.
     private let readBufferMemory: MappedBuffer
-    private var readBuffer: UnsafeMutableRawBufferPointer { readBufferMemory.bytes }
+    private let readBuffer: UnsafeMutableRawBufferPointer
     var outbound = OutboundQueue()
     private(set) var interest: IOEvents = []
     private var progressTimer: TimerID?
@@ -75,11 +76,16 @@ final class HTTP1Connection: IOHandler {
         self.pool = pool
         // Replaced by each exchange's own limits when it starts (`execute`).
         self.parser = ResponseParser(limits: .default)
-        self.readBufferMemory = MappedBuffer(byteCount: Self.readBufferSize)
+        self.readBufferMemory = loop.takeBuffer(byteCount: Self.readBufferSize)
+        self.readBuffer = readBufferMemory.bytes
         // Read interest stays on while idle, so a peer that closes a pooled connection is
         // noticed at once rather than when the next request is written into the void.
         try loop.register(fd: transport.fd, interest: .read, handler: self)
         interest = .read
+    }
+
+    deinit {
+        loop.giveBack(readBufferMemory)
     }
 
     // MARK: - Pool interface

@@ -64,7 +64,7 @@ final class TLSHandshake: IOHandler {
         trustStore: TrustStore, check: ServerTrustCheck?, identityProvider: ClientIdentityProvider? = nil
     ) {
         self.loop = loop
-        self.transport = Transport(socket: socket, tls: tls)
+        self.transport = Transport(socket: socket, tls: tls, loop: loop)
         self.tls = tls
         self.host = host
         self.port = port

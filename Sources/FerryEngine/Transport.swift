@@ -29,26 +29,42 @@ final class Transport {
     let socket: Socket
     /// The TLS connection, or nil for plain HTTP.
     let tls: TLSConnection?
-    private var cipherIn: UnsafeMutableRawBufferPointer?
-    private var cipherOut: UnsafeMutableRawBufferPointer?
+    /// The loop whose spare buffers the ciphertext buffers are (TLS only).
+    private let loop: EventLoop?
+    /// Ciphertext read from the socket during the handshake; given back to the loop once
+    /// OpenSSL reads the socket itself.
+    private var cipherInMemory: MappedBuffer?
+    private var cipherIn: UnsafeMutableRawBufferPointer? { cipherInMemory?.bytes }
+    /// Ciphertext waiting to be written.
+    private let cipherOutMemory: MappedBuffer?
+    private var cipherOut: UnsafeMutableRawBufferPointer? { cipherOutMemory?.bytes }
     private var outStart = 0
     private var outEnd = 0
     /// How the input ended (close_notify, EOF, or a failure) while plaintext was still being
     /// returned; reported by the next `read`, which ``hasBufferedInput`` makes the reader call.
     private var deferredEnd: Result<Void, TransportFailure>?
 
-    init(socket: Socket, tls: TLSConnection?) {
+    /// Plain HTTP: the socket itself.
+    init(socket: Socket) {
+        self.socket = socket
+        self.tls = nil
+        self.loop = nil
+        self.cipherInMemory = nil
+        self.cipherOutMemory = nil
+    }
+
+    /// TLS on `socket`, its ciphertext buffers taken from `loop`'s spares (on its thread).
+    init(socket: Socket, tls: TLSConnection, loop: EventLoop) {
         self.socket = socket
         self.tls = tls
-        if tls != nil {
-            cipherIn = .allocate(byteCount: Self.cipherBufferSize, alignment: 16)
-            cipherOut = .allocate(byteCount: Self.cipherBufferSize, alignment: 16)
-        }
+        self.loop = loop
+        self.cipherInMemory = loop.takeBuffer(byteCount: Self.cipherBufferSize)
+        self.cipherOutMemory = loop.takeBuffer(byteCount: Self.cipherBufferSize)
     }
 
     deinit {
-        cipherIn?.deallocate()
-        cipherOut?.deallocate()
+        if let cipherInMemory { loop?.giveBack(cipherInMemory) }
+        if let cipherOutMemory { loop?.giveBack(cipherOutMemory) }
     }
 
     var fd: Int32 { socket.fd }
@@ -71,10 +87,10 @@ final class Transport {
         case .failure(let failure)?: throw failure
         case nil: break
         }
-        if !tls.readsSocket, tls.readFromSocket(socket.fd), let cipherIn {
+        if !tls.readsSocket, tls.readFromSocket(socket.fd), let cipherInMemory {
             // The handshake's input buffer is no longer needed.
-            cipherIn.deallocate()
-            self.cipherIn = nil
+            loop?.giveBack(cipherInMemory)
+            self.cipherInMemory = nil
         }
         var filled = 0
         while filled < buffer.count {

@@ -11,11 +11,12 @@ import Glibc
 /// it is freed and the heap fragments as connections come and go. In the chaos soak
 /// (`Benchmarks/soak`: connections reset, cut and reopened by the thousand) peak RSS climbed 5 to
 /// 8 MiB after the first 10,000 requests that way. Mapped, a buffer costs only the pages its
-/// connection touches, and only while it lives; the two system calls are nothing beside the
-/// connection's own.
+/// connection touches, while it lives or waits as its loop's spare. The two system calls and first-touch
+/// faults are paid only when the loop has no spare (``EventLoop/takeBuffer(byteCount:)``).
 ///
-/// Not copyable: one owner releases it once.
-package struct MappedBuffer: ~Copyable {
+/// A class, so an event loop can keep spares of them for its next connections
+/// (``EventLoop/takeBuffer(byteCount:)``): released when the last reference goes.
+package final class MappedBuffer {
     /// The memory, `byteCount` bytes, aligned to the page when mapped (to 16 bytes otherwise).
     package let bytes: UnsafeMutableRawBufferPointer
     /// False when mmap failed and malloc stood in (released with `deallocate`).

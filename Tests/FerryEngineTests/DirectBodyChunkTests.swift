@@ -15,7 +15,7 @@ struct DirectBodyChunkTests {
         var fds: [Int32] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         try #require(socketpair(AF_UNIX, type, 0, &fds) == 0)
-        return (Transport(socket: Socket(adopting: fds[0]), tls: nil), Socket(adopting: fds[1]))
+        return (Transport(socket: Socket(adopting: fds[0])), Socket(adopting: fds[1]))
     }
 
     static func send(_ bytes: ArraySlice<UInt8>, to peer: Socket) throws {

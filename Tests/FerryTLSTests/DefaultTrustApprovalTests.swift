@@ -33,4 +33,27 @@ struct DefaultTrustApprovalTests {
         #expect(!trust.isTrustedByDefault)
         #expect(DefaultTrustApproval(trust) == nil)
     }
+
+    @Test("a chain is the approved one only when every byte of its encoding matches")
+    func encodingsAreComparedByteForByte() {
+        let expected: [UInt8] = Array(0..<200).map { UInt8($0 % 251) }
+        /// An `i2d_…` function writing `bytes`, as OpenSSL's do: the length when given no
+        /// cursor, else the bytes at the cursor, which it advances.
+        func writer(_ bytes: [UInt8]) -> (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32 {
+            { cursor in
+                guard let cursor, let start = cursor.pointee else { return Int32(bytes.count) }
+                bytes.withUnsafeBufferPointer { start.update(from: $0.baseAddress!, count: bytes.count) }
+                cursor.pointee = start + bytes.count
+                return Int32(bytes.count)
+            }
+        }
+        #expect(OpenSSLSupport.encoding(writer(expected), equals: expected))
+        var lastByteDiffers = expected
+        lastByteDiffers[199] ^= 1
+        #expect(!OpenSSLSupport.encoding(writer(lastByteDiffers), equals: expected))
+        var firstByteDiffers = expected
+        firstByteDiffers[0] ^= 0x80
+        #expect(!OpenSSLSupport.encoding(writer(firstByteDiffers), equals: expected))
+        #expect(!OpenSSLSupport.encoding(writer(Array(expected.dropLast())), equals: expected))
+    }
 }

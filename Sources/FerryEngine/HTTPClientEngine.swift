@@ -38,9 +38,9 @@ package final class HTTPClientEngine: Sendable {
         executors = group.loops.map(EventLoopTaskExecutor.init)
     }
 
-    /// The loop, and its pool, that runs every exchange for `key`.
+    /// The loop, and its pool, that runs every exchange for `key` (``PoolKey/loopAffinity``).
     private func index(for key: PoolKey) -> Int {
-        Int(UInt(bitPattern: key.hashValue) % UInt(pools.count))
+        Int(UInt(bitPattern: key.loopAffinity) % UInt(pools.count))
     }
 
     /// The executor of the loop that runs the exchanges for `key`: tasks that prefer it are

@@ -46,6 +46,26 @@ package struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// What picks the loop that runs this key's exchanges (``HTTPClientEngine``): the origin
+    /// and the way there, without what only keeps connections apart (the TLS context, a
+    /// tunnel's CONNECT fields). One origin by one route then always runs on one loop, whatever
+    /// fields or proxy credentials a request carries, so the loop executor named for a URL
+    /// (`Session.taskExecutor(for:)`) is the loop of every exchange for it.
+    package var loopAffinity: Int {
+        var hasher = Hasher()
+        hasher.combine(scheme)
+        hasher.combine(host)
+        hasher.combine(port)
+        switch route {
+        case .direct: break
+        case .forwardingProxy: hasher.combine(1)
+        case .tunnel(let proxy):
+            hasher.combine(proxy.host)
+            hasher.combine(proxy.port)
+        }
+        return hasher.finalize()
+    }
+
     /// Whether connections go through a proxy.
     package var isProxied: Bool {
         if case .direct = route { return false }

@@ -224,11 +224,11 @@ public final class Session: Sendable {
     }
 
     /// The pool key and engine that would run a request for `url` (nothing is prepared: no
-    /// cookie or credential is looked at); nil when it cannot run.
+    /// cookie, credential or TLS context is looked at, so the key picks the loop, by
+    /// ``PoolKey/loopAffinity``, but may not name the connections); nil when it cannot run.
     func route(of url: URL) -> (PoolKey, HTTPClientEngine)? {
-        guard var exchange = try? RequestPreparation.exchangeRequest(
+        guard let exchange = try? RequestPreparation.exchangeRequest(
                   for: NetworkRequest(url: url), configuration: configuration, proxies: proxies),
-              (try? completeKey(&exchange.key, of: url)) != nil,
               let engine = try? runningEngine(for: url)
         else { return nil }
         return (exchange.key, engine)
@@ -251,10 +251,8 @@ public final class Session: Sendable {
         return (exchange, engine, upFront)
     }
 
-    /// Gives an HTTPS pool key the session's TLS context: what both
-    /// ``prepare(_:priority:bandwidth:)`` and ``route(of:)`` do to their key, so a loop
-    /// executor is always the loop that runs its origin's exchanges (the engine picks the loop
-    /// by the key's hash).
+    /// Gives an HTTPS pool key the session's TLS context, which keeps its connections apart
+    /// from another context's.
     private func completeKey(_ key: inout PoolKey, of url: URL) throws(NetworkError) {
         guard key.scheme == "https" else { return }
         switch tls.context {

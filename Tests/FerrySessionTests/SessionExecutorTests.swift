@@ -76,27 +76,34 @@ struct SessionExecutorTests {
         #expect(resumed, "the task ran on after the loop stopped")
     }
 
-    /// The engine picks an origin's loop by its pool key's hash: the executor must come from
-    /// the very key its exchanges get, TLS context and proxy route included (an https key
-    /// without the context once put awaiting code on another loop than its connections, half
-    /// the time with two loops, at two thread switches a request).
+    /// The engine picks an origin's loop by its pool key's loop affinity: the executor named
+    /// for a URL must be the loop of every exchange for it, whatever the request carries. (An
+    /// https key's TLS context, and a tunnel's CONNECT fields, once put awaiting code on
+    /// another loop than its connections, half the time with two loops, at two thread switches
+    /// a request.)
     @Test(arguments: [
         ("http://127.0.0.1:8080/a", false), ("https://127.0.0.1:8443/a", false),
         ("https://example.test/b", true), ("http://example.test/c", true),
     ])
     func theExecutorIsTheLoopOfTheOriginsExchanges(url: String, proxied: Bool) throws {
         var configuration = SessionTest.configuration()
-        configuration.eventLoopCount = 4
         configuration.proxy = proxied ? .http(URL(string: "http://127.0.0.1:3128")!) : .none
         let session = Session(configuration: configuration)
         defer { session.invalidateAndCancel() }
         let url = try #require(URL(string: url))
         let (routeKey, engine) = try #require(session.route(of: url))
-        let (exchange, _, _) = try session.prepare(NetworkRequest(url: url), priority: 0.5, bandwidth: nil)
-        #expect(routeKey == exchange.key)
         #expect(routeKey.isProxied == proxied)
-        #expect((routeKey.tls != nil) == url.absoluteString.hasPrefix("https:"))
-        #expect(engine.taskExecutor(for: routeKey) === engine.taskExecutor(for: exchange.key))
+        // A plain request, and one with its own User-Agent and proxy credentials (which a
+        // tunnel's CONNECT carries, so they are part of its pool key).
+        var dressed = NetworkRequest(url: url)
+        try dressed.setValue("agent/1", forHTTPHeaderField: "User-Agent")
+        try dressed.setValue("Basic dXNlcjpwYXNz", forHTTPHeaderField: "Proxy-Authorization")
+        for request in [NetworkRequest(url: url), dressed] {
+            let (exchange, _, _) = try session.prepare(request, priority: 0.5, bandwidth: nil)
+            #expect((exchange.key.tls != nil) == url.absoluteString.hasPrefix("https:"))
+            #expect(exchange.key.loopAffinity == routeKey.loopAffinity)
+            #expect(engine.taskExecutor(for: routeKey) === engine.taskExecutor(for: exchange.key))
+        }
     }
 
     @Test func noExecutorForAURLTheSessionCannotRequest() {

@@ -1,0 +1,45 @@
+// PoolKey: what keeps connections apart (the whole key) and what picks the loop (its loop
+// affinity: origin and route only).
+import FerryTLS
+import HTTPTypes
+import Testing
+
+@testable import FerryEngine
+
+@Suite("PoolKey")
+struct PoolKeyTests {
+    static func tunnel(_ fields: HTTPFields = HTTPFields()) -> PoolRoute {
+        .tunnel(TunnelProxy(host: "proxy.test", port: 3128, connectFields: fields))
+    }
+
+    @Test func theTLSContextAndConnectFieldsSeparateConnectionsButNotLoops() throws {
+        let context = try TLSClientContext(configuration: TLSConfiguration())
+        var credentials = HTTPFields()
+        credentials[.proxyAuthorization] = "Basic dXNlcjpwYXNz"
+        credentials[.userAgent] = "agent/1"
+        let plain = PoolKey(scheme: "https", host: "example.test", port: 443, route: Self.tunnel())
+        let variants = [
+            PoolKey(scheme: "https", host: "example.test", port: 443, tls: context, route: Self.tunnel()),
+            PoolKey(scheme: "https", host: "example.test", port: 443, route: Self.tunnel(credentials)),
+            PoolKey(scheme: "https", host: "EXAMPLE.test", port: 443, tls: context, route: Self.tunnel(credentials)),
+        ]
+        for key in variants {
+            #expect(key.loopAffinity == plain.loopAffinity, "\(key)")
+        }
+        #expect(variants[0] != plain && variants[1] != plain, "no connection is shared across them")
+    }
+
+    @Test func theOriginAndTheWayThereTellLoopsApart() {
+        let base = PoolKey(scheme: "https", host: "example.test", port: 443)
+        let others = [
+            PoolKey(scheme: "http", host: "example.test", port: 443),
+            PoolKey(scheme: "https", host: "other.test", port: 443),
+            PoolKey(scheme: "https", host: "example.test", port: 8443),
+            PoolKey(scheme: "https", host: "example.test", port: 443, route: Self.tunnel()),
+            PoolKey(scheme: "https", host: "example.test", port: 443, route: .forwardingProxy),
+        ]
+        for key in others {
+            #expect(key.loopAffinity != base.loopAffinity, "\(key)")
+        }
+    }
+}

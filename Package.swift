@@ -142,7 +142,9 @@ let package = Package(
         .testTarget(name: "FerryTLSTests", dependencies: ["FerryTLS", "COpenSSL", "CFerryShims", "TestSupport"]),
         .testTarget(
             name: "FerryTests",
-            dependencies: ["Ferry", "FerrySession", "FerryTLS", "FerryEngine", "FerryWire", "FerryReachability", "TestSupport", "ferry-api"]
+            dependencies: [
+                "Ferry", "FerrySession", "FerryTLS", "FerryEngine", "FerryIO", "FerryWire", "FerryReachability", "TestSupport", "ferry-api",
+            ]
         ),
         .testTarget(
             name: "FerryReachabilityTests",

@@ -21,9 +21,9 @@ final class HTTP1Connection: IOHandler {
     /// What the TLS handshake established; nil for plain HTTP.
     let tlsFacts: TLSFacts?
     private unowned let pool: ConnectionPool
-    /// Mapped, not malloc'd: see ``MappedBuffer`` (peak RSS under connection churn). Taken
+    /// Mapped, not malloc'd: see ``ConnectionBuffer`` (peak RSS under connection churn). Taken
     /// from the loop's spares and given back by `deinit`, when nothing can read it any more.
-    private let readBufferMemory: MappedBuffer
+    private let readBufferMemory: ConnectionBuffer
     private let readBuffer: UnsafeMutableRawBufferPointer
     var outbound = OutboundQueue()
     private(set) var interest: IOEvents = []

@@ -33,10 +33,10 @@ final class Transport {
     private let loop: EventLoop?
     /// Ciphertext read from the socket during the handshake; given back to the loop once
     /// OpenSSL reads the socket itself.
-    private var cipherInMemory: MappedBuffer?
+    private var cipherInMemory: ConnectionBuffer?
     private var cipherIn: UnsafeMutableRawBufferPointer? { cipherInMemory?.bytes }
     /// Ciphertext waiting to be written.
-    private let cipherOutMemory: MappedBuffer?
+    private let cipherOutMemory: ConnectionBuffer?
     private var cipherOut: UnsafeMutableRawBufferPointer? { cipherOutMemory?.bytes }
     private var outStart = 0
     private var outEnd = 0

@@ -13,9 +13,9 @@ import Synchronization
 /// The thread blocks in `epoll_wait` with a timeout equal to the next timer: no busy polling
 /// and no sleeping to wait.
 ///
-/// Thread safety (why `@unchecked Sendable` is sound): the registrations, the timer queue and
-/// the event buffer are touched only on the loop's own thread (every such API calls
-/// ``preconditionInEventLoop()``). The only state shared with other threads is the task
+/// Thread safety (why `@unchecked Sendable` is sound): the registrations, the timer queue, the
+/// event buffer and the spare buffers are touched only on the loop's own thread (every such
+/// API calls ``preconditionInEventLoop()``, or does nothing off it: `giveBack`). The only state shared with other threads is the task
 /// inbox, which a `Locked` guards, the thread identity (`Atomic`) and the two descriptors,
 /// which are immutable after `init` and closed only in `deinit`.
 package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
@@ -63,13 +63,8 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     /// The rest leave epoll before the loop waits again (``forgetUnwatched()``).
     private var unwatched: [Int32] = []
     private let events: UnsafeMutableBufferPointer<epoll_event>
-    /// Buffers connections gave back when they ended (``giveBack(_:)``), for the loop's next
-    /// connections: with one request per connection (W5), mapping, unmapping and first touching
-    /// a connection's read and TLS buffers each time cost about 20 to 30 µs of kernel time.
-    private var spareBuffers: [MappedBuffer] = []
-    /// At most this many spares of one size: a TLS connection's two ciphertext buffers (the
-    /// engine's sizes keep at most 640 KiB of address space, resident only where touched).
-    private static let maxSpareBuffersPerSize = 2
+    /// Buffers ended connections gave back, for the next ones (`EventLoop+Buffers.swift`).
+    var spares = SpareBuffers()
 
     /// Creates a loop. Its thread starts with its first task (``execute(_:)``): until then
     /// the loop costs two descriptors and no thread.
@@ -245,28 +240,6 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
             return thread
         }) else { return }
         if joining.isCurrent { joining.detach() } else { joining.join() }
-    }
-
-    // MARK: - Buffers
-
-    /// A buffer of `byteCount` bytes for a connection on this loop: a spare one given back
-    /// earlier, else a new mapping. Loop thread only.
-    package func takeBuffer(byteCount: Int) -> MappedBuffer {
-        preconditionInEventLoop()
-        guard let index = spareBuffers.lastIndex(where: { $0.bytes.count == byteCount }) else {
-            return MappedBuffer(byteCount: byteCount)
-        }
-        return spareBuffers.remove(at: index)
-    }
-
-    /// Takes back a buffer of ``takeBuffer(byteCount:)`` whose user is done with it: kept for
-    /// the next connection when called on the loop's thread and fewer than two of its size
-    /// are kept, released (unmapped) otherwise. Callable from any thread.
-    package func giveBack(_ buffer: MappedBuffer) {
-        guard inEventLoop else { return }
-        let sameSize = spareBuffers.lazy.filter { $0.bytes.count == buffer.bytes.count }.count
-        guard sameSize < Self.maxSpareBuffersPerSize else { return }
-        spareBuffers.append(buffer)
     }
 
     // MARK: - Timers

@@ -1,12 +1,17 @@
 // EventLoop's spare buffers: a connection's buffers given back on the loop are what the next
-// connection takes (no new mapping), sizes are never mixed, and at most two of a size are kept.
+// connection takes (no new allocation), sizes are never mixed, at most two of a size are kept,
+// and all go once none was given back for a second.
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @testable import FerryIO
 
 @Suite("EventLoop spare buffers")
 struct EventLoopBuffersTests {
-    static func address(_ buffer: MappedBuffer) -> UInt {
+    static func address(_ buffer: ConnectionBuffer) -> UInt {
         UInt(bitPattern: buffer.bytes.baseAddress)
     }
 
@@ -58,6 +63,53 @@ struct EventLoopBuffersTests {
             withExtendedLifetime(buffer) {}
             #expect(next != first)
         }
+    }
+
+    @Test func sparesGoOnceNoneWasGivenBackForTheirLifetime() async throws {
+        try await withLoop { loop in
+            try await loop.sync {
+                loop.giveBack(loop.takeBuffer(byteCount: 256 * 1024))
+                #expect(loop.spares.count == 1 && loop.spares.trimTimer != nil)
+            }
+            // The loop's timer releases them (waited for, not slept on).
+            var count = 1
+            let deadline = ContinuousClock.now + .seconds(eventuallySeconds)
+            while count > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                count = try await loop.sync { loop.spares.count }
+            }
+            #expect(count == 0)
+            #expect(try await loop.sync { loop.spares.trimTimer == nil })
+        }
+    }
+
+    @Test func trimmingWaitsForTheLastGiveBack() {
+        var spares = SpareBuffers()
+        let start = Deadline(uptimeNanoseconds: 1_000_000_000)
+        let idle = spares.trim(at: start)
+        #expect(idle == nil, "nothing kept: no timer needed")
+        let first = spares.keep(ConnectionBuffer(byteCount: 4096), at: start)
+        // Another one given back later moves the release.
+        let second = spares.keep(ConnectionBuffer(byteCount: 8192), at: start + .milliseconds(600))
+        #expect(first && second)
+        let early = spares.trim(at: start + SpareBuffers.lifetime)
+        #expect(early == start + .milliseconds(600) + SpareBuffers.lifetime)
+        #expect(spares.count == 2)
+        let due = spares.trim(at: start + .milliseconds(600) + SpareBuffers.lifetime)
+        #expect(due == nil)
+        #expect(spares.count == 0)
+        let taken = spares.take(byteCount: 4096)
+        #expect(taken == nil)
+    }
+
+    @Test func largeBuffersAreMappedAndEveryBufferIsWritableToItsEnd() {
+        let small = ConnectionBuffer(byteCount: 64 * 1024)
+        let large = ConnectionBuffer(byteCount: 256 * 1024)
+        let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        #expect(UInt(bitPattern: large.bytes.baseAddress) % pageSize == 0, "a mapping starts on a page")
+        #expect(UInt(bitPattern: small.bytes.baseAddress) % 16 == 0)
+        small.bytes.storeBytes(of: 1, toByteOffset: small.bytes.count - 1, as: UInt8.self)
+        large.bytes.storeBytes(of: 1, toByteOffset: large.bytes.count - 1, as: UInt8.self)
     }
 }
 

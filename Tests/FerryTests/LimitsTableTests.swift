@@ -2,6 +2,7 @@
 // uses, and every row is checked here, so neither a changed default nor a new row can leave the
 // table wrong without this test failing.
 @testable import FerryEngine
+@testable import FerryIO
 import FerryReachability
 @testable import FerrySession
 import FerryTLS
@@ -53,6 +54,8 @@ struct LimitsTableTests {
             "Answers to challenges per task; Digest `stale` retries":
                 [count(TaskAuthentication.maximumAnswers), count(TaskAuthentication.maximumStaleRetries)],
             "TLS sessions kept for resumption; hosts whose trust was approved": [count(TLSClientContext.cacheCapacity)],
+            "Buffers an event loop keeps from ended connections, for its next ones":
+                [count(SpareBuffers.maximumPerSize), seconds(SpareBuffers.lifetime)],
             "Reachability: addresses watched per host; status updates buffered for an `AsyncStream`":
                 [count(ReachabilityStateMachine.maxAddressesPerHost), count(NetworkReachabilityManager.statusUpdatesBufferLimit)],
         ]
@@ -105,6 +108,8 @@ struct LimitsTableTests {
         #expect(Self.figures(in: "16") == ["16"])
         #expect(Self.bytes(8190) == "8,190 bytes" && Self.bytes(1 << 20) == "1 MiB" && Self.bytes(16 * 1024) == "16 KiB")
         #expect(Self.seconds(.seconds(60)) == "60 s" && Self.seconds(.seconds(86_400 * 400)) == "400 days")
+        #expect(Self.seconds(.milliseconds(1500)) == "1.5 s")
+        #expect(Self.figures(in: "1.5 s") == ["1.5 s"])
     }
 
     // MARK: - Reading the table
@@ -153,7 +158,8 @@ struct LimitsTableTests {
         var members: [String: Set<String>] = [:]
         for case let file as URL in files where file.pathExtension == "swift" {
             var currentType: String?
-            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
+            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+            where !line.drop(while: \.isWhitespace).hasPrefix("//") {
                 let words = line.split { !($0.isLetter || $0.isNumber || $0 == "_") }
                 for (keyword, name) in zip(words, words.dropFirst()) where keywords.contains(keyword) {
                     all.insert(String(name))
@@ -172,7 +178,7 @@ struct LimitsTableTests {
     /// The figures in a default cell, in order: `none`, or a number (`1,000`) with its unit
     /// when it has one (`8 KiB`, `60 s`, `7 days`, `8,190 bytes`, `1 GB/s`).
     static func figures(in cell: String) -> [String] {
-        let pattern = /none|\d+(?:,\d{3})*(?: (?:KiB|MiB|GiB|bytes|days|s|GB\/s)(?![A-Za-z]))?/
+        let pattern = /none|\d+(?:,\d{3})*(?:\.\d+)?(?: (?:KiB|MiB|GiB|bytes|days|s|GB\/s)(?![A-Za-z]))?/
         return cell.matches(of: pattern).map { String($0.output) }
     }
 
@@ -196,7 +202,9 @@ struct LimitsTableTests {
     }
 
     static func seconds(_ value: Duration) -> String {
-        let whole = value.components.seconds
+        let (whole, fraction) = value.components
+        // A fraction is written out (`1.5 s`), never dropped, so it cannot pass for a whole second.
+        guard fraction == 0 else { return "\(Double(whole) + Double(fraction) / 1e18) s" }
         return whole > 0 && whole % 86_400 == 0 ? "\(whole / 86_400) days" : "\(whole) s"
     }
 

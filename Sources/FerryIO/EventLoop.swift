@@ -15,9 +15,10 @@ import Synchronization
 ///
 /// Thread safety (why `@unchecked Sendable` is sound): the registrations, the timer queue, the
 /// event buffer and the spare buffers are touched only on the loop's own thread (every such
-/// API calls ``preconditionInEventLoop()``, or does nothing off it: `giveBack`). The only state shared with other threads is the task
-/// inbox, which a `Locked` guards, the thread identity (`Atomic`) and the two descriptors,
-/// which are immutable after `init` and closed only in `deinit`.
+/// API calls ``preconditionInEventLoop()``, or does nothing off it: `giveBack`). The only
+/// state shared with other threads is the task inbox, which a `Locked` guards, the thread
+/// identity (`Atomic`) and the two descriptors, which are immutable after `init` and closed
+/// only in `deinit`.
 package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     private enum Lifecycle {
         case notStarted, running, stopping, stopped

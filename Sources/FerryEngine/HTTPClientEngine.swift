@@ -3,8 +3,9 @@ import Synchronization
 
 /// Ferry's HTTP/1.1 engine: a few event loops, each with its own connection pool.
 ///
-/// Every exchange for one scheme, host and port runs on the same loop (chosen by hashing the
-/// pool key), so its keep-alive connections and per-host limit live in one place, with no lock.
+/// Every exchange for one scheme, host and port runs on the same loop (chosen by the pool key's
+/// ``PoolKey/loopAffinity``), so its keep-alive connections and per-host limit live in one
+/// place, with no lock.
 package final class HTTPClientEngine: Sendable {
     private let group: EventLoopGroup
     private let resolver: Resolver

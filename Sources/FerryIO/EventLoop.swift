@@ -375,7 +375,13 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
         // Handlers and timer closures often hold their owners, which hold this loop: drop them
         // now so pending connections at shutdown do not keep each other (and the loop) alive.
         registrations.removeAll()
-        timers = TimerQueue()
+        // Swapped out first: a closure released here may end a connection, whose buffers come
+        // back through `giveBack`, which may schedule a timer (touching `timers` again).
+        var stopped = TimerQueue()
+        swap(&stopped, &timers)
+        stopped = TimerQueue()
+        // No timer will trim the spares now: release them with the loop's thread.
+        spares = SpareBuffers()
         // pthread_t values are reused by later threads; a stale one would make some unrelated
         // thread pass `inEventLoop`.
         threadHandle.store(0, ordering: .releasing)

@@ -4,7 +4,7 @@
 ///
 /// Bounded twice: at most ``maximumPerSize`` of each size (a TLS connection's two ciphertext
 /// buffers; 640 KiB of address space with the engine's sizes), and all are released once none
-/// was given back for ``lifetime``, so an idle session keeps no buffer. Pure bookkeeping: the
+/// was kept for ``lifetime`` (or when the loop stops), so an idle session keeps no buffer. Pure bookkeeping: the
 /// loop calls it on its own thread and runs the timer (`EventLoop+Buffers.swift`).
 struct SpareBuffers {
     /// Most spares kept of one size.

@@ -87,6 +87,8 @@ struct SessionExecutorTests {
     ])
     func theExecutorIsTheLoopOfTheOriginsExchanges(url: String, proxied: Bool) throws {
         var configuration = SessionTest.configuration()
+        // Several loops, so an executor for the wrong loop would be another object.
+        configuration.eventLoopCount = 4
         configuration.proxy = proxied ? .http(URL(string: "http://127.0.0.1:3128")!) : .none
         let session = Session(configuration: configuration)
         defer { session.invalidateAndCancel() }

@@ -4,12 +4,13 @@
 ///
 /// Bounded twice: at most ``maximumPerSize`` of each size (a TLS connection's two ciphertext
 /// buffers; 640 KiB of address space with the engine's sizes), and all are released once none
-/// was kept for ``lifetime`` (or when the loop stops), so an idle session keeps no buffer. Pure bookkeeping: the
-/// loop calls it on its own thread and runs the timer (`EventLoop+Buffers.swift`).
+/// was kept for ``lifetime`` (or when the loop stops), so an idle session keeps no buffer.
+/// Pure bookkeeping: the loop calls it on its own thread and runs the timer
+/// (`EventLoop+Buffers.swift`).
 struct SpareBuffers {
     /// Most spares kept of one size.
     static let maximumPerSize = 2
-    /// How long spares are kept after the last one was given back.
+    /// How long spares are kept after the last one was kept.
     static let lifetime: Duration = .seconds(1)
 
     private var buffers: [ConnectionBuffer] = []

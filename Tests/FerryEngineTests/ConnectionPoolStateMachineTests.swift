@@ -12,6 +12,16 @@ import Testing
         ConnectionPoolStateMachine(maxConnectionsPerHost: max, idleTimeout: .seconds(60))
     }
 
+    /// A pool at its limit of two connections (0 and 1), both busy with requests 1 and 2.
+    func atTheLimit() -> ConnectionPoolStateMachine {
+        var pool = machine(max: 2)
+        _ = pool.leaseRequested(1, key: key)
+        _ = pool.leaseRequested(2, key: key)
+        _ = pool.connectionEstablished(0, now: t0)
+        _ = pool.connectionEstablished(1, now: t0)
+        return pool
+    }
+
     @Test func firstRequestOpensAConnectionAndRunsOnIt() {
         var pool = machine()
         #expect(pool.leaseRequested(1, key: key) == [.createConnection(0, key)])
@@ -24,11 +34,7 @@ import Testing
     }
 
     @Test func finishedReusableConnectionIsParkedAndReusedLastInFirstOut() {
-        var pool = machine(max: 2)
-        _ = pool.leaseRequested(1, key: key)
-        _ = pool.leaseRequested(2, key: key)
-        _ = pool.connectionEstablished(0, now: t0)
-        _ = pool.connectionEstablished(1, now: t0)
+        var pool = atTheLimit()
         #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.scheduleIdleTimeout(0, at: t0 + .seconds(60))])
         #expect(pool.exchangeFinished(on: 1, reusable: true, now: t0) == [.scheduleIdleTimeout(1, at: t0 + .seconds(60))])
         #expect(pool.idleCount(for: key) == 2)
@@ -249,11 +255,7 @@ extension ConnectionPoolStateMachineTests {
     /// stale as the one that died (a server that closes each kept-alive connection once idle).
     /// At the limit, the released connection closes to make room for it.
     @Test func aRetryIsNeverHandedAReleasedConnection() {
-        var pool = machine(max: 2)
-        _ = pool.leaseRequested(1, key: key)
-        _ = pool.leaseRequested(2, key: key)
-        _ = pool.connectionEstablished(0, now: t0)
-        _ = pool.connectionEstablished(1, now: t0)
+        var pool = atTheLimit()
         #expect(pool.leaseRequested(3, key: key, fresh: true) == [])
         #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.closeConnection(0), .createConnection(2, key)])
         #expect(pool.connectionCount(for: key) == 2)
@@ -276,11 +278,7 @@ extension ConnectionPoolStateMachineTests {
     /// A retry first in line gets a new connection at the next release, ahead of a request that
     /// came after it; the release after that serves the request.
     @Test func aRetryFirstInLineIsNotOvertakenByALaterRequest() {
-        var pool = machine(max: 2)
-        _ = pool.leaseRequested(1, key: key)
-        _ = pool.leaseRequested(2, key: key)
-        _ = pool.connectionEstablished(0, now: t0)
-        _ = pool.connectionEstablished(1, now: t0)
+        var pool = atTheLimit()
         #expect(pool.leaseRequested(3, key: key, fresh: true) == [])
         #expect(pool.leaseRequested(4, key: key) == [])
         #expect(pool.exchangeFinished(on: 0, reusable: true, now: t0) == [.closeConnection(0), .createConnection(2, key)])

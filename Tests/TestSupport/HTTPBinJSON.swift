@@ -31,13 +31,22 @@ enum HTTPBinJSON {
             "url": request.absoluteURL(fallbackHost: fallbackHost),
             "args": group(request.query),
             "headers": headers(request),
-            "data": String(decoding: request.body, as: UTF8.self),
+            "data": text(request.body),
             "json": json,
             "form": form,
             "origin": request.origin,
             "bodyLength": request.bodyLength,
             "bodyTruncated": request.bodyLength > request.body.count,
         ]
+    }
+
+    /// The body as text when it is UTF-8, else as a base64 `data:` URL, as httpbin does.
+    /// Never `String(decoding:)`: its repair throws (and is caught) once per invalid byte, and
+    /// Swift Testing captures a backtrace for every throw in the process, which made an echo of
+    /// a 10 KiB binary upload take seconds.
+    static func text(_ body: [UInt8]) -> String {
+        String(validating: body, as: UTF8.self)
+            ?? "data:application/octet-stream;base64," + Data(body).base64EncodedString()
     }
 
     /// Header names Title-Cased as httpbin does (`user-agent` → `User-Agent`); repeated fields

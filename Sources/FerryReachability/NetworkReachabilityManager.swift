@@ -175,6 +175,7 @@ public final class NetworkReachabilityManager: Sendable {
             let id = state.nextStreamID
             state.nextStreamID += 1
             state.streams[id] = continuation
+            // Under the lock, so no change slips in between; no reader waits yet to be resumed.
             continuation.yield(state.status)
             return id
         }
@@ -246,14 +247,23 @@ public final class NetworkReachabilityManager: Sendable {
 
     /// Called on the loop thread with a status the state machine reported.
     private func publish(_ status: NetworkReachabilityStatus, session: UInt64) {
-        let delivery = state.withLock { state -> (DispatchQueue, (@Sendable (NetworkReachabilityStatus) -> Void)?)? in
+        typealias Delivery = (
+            queue: DispatchQueue, handler: (@Sendable (NetworkReachabilityStatus) -> Void)?,
+            streams: [AsyncStream<NetworkReachabilityStatus>.Continuation]
+        )
+        let delivery = state.withLock { state -> Delivery? in
             guard state.session == session, state.status != status else { return nil }
             state.status = status
-            // Under the lock, so a sequence made concurrently sees each status exactly once.
-            for stream in state.streams.values { stream.yield(status) }
-            return (state.queue, state.handler)
+            // The sequences that exist as the status changes, taken with it: one made later
+            // starts with this status, so each sequence sees each status exactly once.
+            return (state.queue, state.handler, Array(state.streams.values))
         }
-        guard let (queue, handler) = delivery else { return }
+        guard let (queue, handler, streams) = delivery else { return }
+        // Yielded after the lock is released: a yield may resume the reader's task, and a
+        // cancelled reader's `onTermination` takes this lock while holding that task's own
+        // (Swift's rule: resume no continuation while holding a lock a cancellation handler takes).
+        // Statuses come from the loop thread only, so they still arrive in order.
+        for stream in streams { stream.yield(status) }
         queue.async {
             handler?(status)
             #if ReachabilityNotifications

@@ -122,10 +122,15 @@ struct ResolverTests {
         let resolver = Resolver(threadCount: 2) { _, port in
             if !gateOpened.load(ordering: .acquiring) { startedBeforeOpening.add(1, ordering: .relaxed) }
             running.add(1, ordering: .relaxed)
-            gate.wait()
+            _ = gate.wait(timeout: .now() + .seconds(60))  // bounded, so a failed test leaves no worker parked
             return .success([SocketAddress(ipAddress: "192.0.2.7", port: port)!])
         }
-        defer { resolver.shutdown() }
+        defer {
+            // Whatever failed above, no worker is left parked at the gate for shutdown() to join.
+            gateOpened.store(true, ordering: .releasing)
+            for _ in 1...3 { gate.signal() }
+            resolver.shutdown()
+        }
         try await withLoop { loop in
             let answered = Atomic<Int>(0)
             // Returns once all three are submitted: a worker is started (or not) inside resolve().

@@ -171,7 +171,7 @@ struct HTTPSessionManagerTypedTests {
 
     static func postForm(_ api: HTTPSessionManager, file: URL,
                          progress: @escaping SessionManager.ProgressHandler) async throws -> Echo {
-        await withCheckedContinuation { (done: CheckedContinuation<Echo?, Never>) in
+        let echo = await withCheckedContinuation { (done: CheckedContinuation<Echo?, Never>) in
             api.post("post", parameters: ["user": ["name": "Ada"]], constructingBodyWith: { form throws(NetworkError) in
                 try form.appendPart(fileURL: file, name: "file")
             }, progress: progress, success: { _, object in
@@ -181,6 +181,7 @@ struct HTTPSessionManagerTypedTests {
                 Issue.record("multipart POST failed: \(error)")
                 done.resume(returning: nil)
             })
-        }!
+        }
+        return try #require(echo, "the multipart POST's echo")
     }
 }

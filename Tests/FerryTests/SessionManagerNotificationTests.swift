@@ -105,7 +105,8 @@ struct SessionManagerNotificationTests {
                 (object as? SessionTask).map(ObjectIdentifier.init) == mine.withLock { $0 }
             }
             let done = AsyncEvent()
-            let task = manager.dataTask(with: NetworkRequest(url: server.url("/status/404"))) { _, _, _ in done.set() }
+            // Answered after a second, so the task is surely still running when it is suspended.
+            let task = manager.dataTask(with: NetworkRequest(url: server.url("/drip?numbytes=1&duration=0&delay=1&code=404"))) { _, _, _ in done.set() }
             mine.withLock { $0 = ObjectIdentifier(task) }
             task.resume()
             task.suspend()

@@ -137,10 +137,12 @@ extension HTTPBinRouter {
     private static func drip(_ request: HTTPBinRequest) -> HTTPBinResponse {
         guard let count = request.queryInt("numbytes", default: 10), (0...Limits.dripBytes).contains(count),
             let duration = request.querySeconds("duration", default: 2), duration <= Limits.seconds,
-            let delay = request.querySeconds("delay", default: 2), delay <= Limits.seconds
-        else { return .badRequest("numbytes must be 0...\(Limits.dripBytes), duration and delay 0...60") }
+            let delay = request.querySeconds("delay", default: 2), delay <= Limits.seconds,
+            let code = request.queryInt("code", default: 200), (200...599).contains(code)
+        else { return .badRequest("numbytes must be 0...\(Limits.dripBytes), duration and delay 0...60, code 200...599") }
         let interval = count > 0 ? duration / Double(count) : 0
         var response = octets(.drip(count: count, interval: timeAmount(interval)))
+        response.status = HTTPResponseStatus(statusCode: code)
         response.delay = timeAmount(delay)
         return response
     }

@@ -34,8 +34,8 @@ import NIOPosix
 /// - `/gzip`, `/deflate` (zlib-wrapped), `/deflate-raw` (raw deflate, labelled `deflate`): the
 ///   echo JSON compressed; `/gzip-bytes/N` (the `/bytes/N` payload gzipped, N ≤ 64 MiB);
 ///   `/gzip-bomb?size=N` (N zero bytes gzipped, default 10 MiB, ≤ 4 GiB).
-/// - `/drip?numbytes=N&duration=S&delay=D` (after D seconds, N pattern bytes spread over S
-///   seconds, each flushed; defaults 10, 2, 2), `/basic-auth/user/pass`,
+/// - `/drip?numbytes=N&duration=S&delay=D&code=C` (after D seconds, status C and N pattern
+///   bytes spread over S seconds, each flushed; defaults 10, 2, 2, 200), `/basic-auth/user/pass`,
 ///   `/cookies/set?k=v` and `/cookies/delete?k` (302 to `/cookies`), `/cookies`,
 ///   `/digest-auth/QOP/USER/PASSWORD/ALGORITHM[/stale]` (QOP `auth` or `none`; MD5, MD5-sess,
 ///   SHA-256, SHA-256-sess; `stale` refuses the first nonce with `stale=true`).

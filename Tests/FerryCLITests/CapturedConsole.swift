@@ -13,6 +13,10 @@ final class CapturedConsole {
     init() {
         _ = pipe(&outPipe)
         _ = pipe(&errPipe)
+        // A child another test starts meanwhile must not keep a write end open, or finish()
+        // would wait for that child's end to see the end of the output. (ChildProcess also
+        // closes every inherited descriptor above 2; pipe2 is a GNU extension Swift lacks.)
+        for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         console = Console(outputFD: outPipe[1], errorFD: errPipe[1])
     }
 

@@ -122,6 +122,13 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// Sends `signal` unless the child has ended (its pid may belong to another process then).
+    public func send(_ signal: Int32) {
+        ended.withLock { ended in
+            if !ended { _ = Glibc.kill(pid, signal) }
+        }
+    }
+
     /// Sends SIGKILL after `seconds` if the child is still running.
     /// - Parameters:
     ///   - seconds: how long to let it run.

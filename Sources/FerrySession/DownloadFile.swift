@@ -17,8 +17,8 @@ final class DownloadFile: @unchecked Sendable {
     private(set) var destination: String?
     /// False for a device or FIFO written in place: a failed download must not remove it.
     private var unlinksOnDiscard = true
-    // Only touched on the exchange's loop after creation.
-    private var fd: Int32
+    // Only touched on the exchange's loop after creation (read by tests).
+    private(set) var fd: Int32
     /// Bytes in the file: those kept from before, and those written since.
     private(set) var length: Int64
     /// A continued file holds bytes past ``length`` that go once the download writes (or
@@ -128,11 +128,7 @@ final class DownloadFile: @unchecked Sendable {
 
     /// Creates a new file with a unique name in ``temporaryDirectory`` (mode 0600).
     static func createTemporary() throws(SystemError) -> DownloadFile {
-        var template = Array("\(temporaryDirectory)/\(temporaryPrefix)XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw SystemError(errno: errno, syscall: "mkstemp") }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let (fd, path) = try PrivateFile.createUnique { random in "\(temporaryDirectory)/\(temporaryPrefix)\(random)" }
         return DownloadFile(path: path, fd: fd)
     }
 

@@ -179,7 +179,7 @@ extension NetworkError {
     }
 
     /// System calls that create or open a download's destination.
-    private static let creationCalls: Set<String> = ["open", "openat", "creat", "mkstemp", "mkdir", "mkdirat"]
+    private static let creationCalls: Set<String> = ["open", "openat", "creat", "mkdir", "mkdirat"]
 
     /// The engine's description as a sentence: it starts with a capital letter.
     private static func sentence(_ text: String) -> String {

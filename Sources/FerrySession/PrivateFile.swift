@@ -14,15 +14,25 @@ package enum PrivateFile {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        var temporary = ""
+        return try createUnique { random in "\(directory)/.\(name).\(random).\(suffix)" }
+    }
+
+    /// A new file of mode 0600 at the path `name` makes of a random part: created exclusively
+    /// (another name is tried if one exists), never through a symbolic link, and close-on-exec
+    /// from the start, so no child the process spawns meanwhile inherits it (mkstemp's
+    /// descriptor is not; mkostemp is a GNU extension Swift does not import).
+    /// - Returns: Its descriptor (open for reading and writing) and path.
+    /// - Throws: ``SystemError`` from `open`.
+    package static func createUnique(_ name: (String) -> String) throws(SystemError) -> (fd: Int32, path: String) {
+        var path = ""
         var fd: Int32 = -1
         for _ in 0..<16 {
-            temporary = "\(directory)/.\(name).\(String(UInt64.random(in: .min ... .max), radix: 16)).\(suffix)"
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            path = name(String(UInt64.random(in: .min ... .max), radix: 16))
+            fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 || errno != EEXIST { break }
         }
         guard fd >= 0 else { throw SystemError(errno: errno, syscall: "open") }
-        return (fd, temporary)
+        return (fd, path)
     }
 
     /// Replaces the file at `path` with `bytes`: a new file of mode 0600 in the same directory

@@ -40,6 +40,8 @@ final class SpawnedProgram: Sendable {
     }
 
     deinit {
+        // A test that threw before finish() leaves no program running behind it.
+        child.send(SIGKILL)
         unlink(outputPath)
         unlink(errorPath)
     }
@@ -52,7 +54,8 @@ final class SpawnedProgram: Sendable {
     /// Suspends until the program ends and reaps it; SIGKILL after `limit` (a hung child must
     /// not hang the suite). Call once.
     func finish(within limit: Duration = .seconds(30)) async -> Outcome {
-        child.kill(after: Double(limit.components.seconds)) {}
+        let (seconds, attoseconds) = limit.components
+        child.kill(after: Double(seconds) + Double(attoseconds) * 1e-18) {}
         let status = switch await child.ending() {
         case .exited(let code): code
         case .signalled(let signal): 128 + signal

@@ -16,8 +16,8 @@ import NIOPosix
 /// Routes (N, S, C, K are numbers; unknown paths get 404, out-of-range numbers 400):
 /// - `/get` (GET), `/post`, `/put`, `/patch`, `/delete` (their method, else 405), `/anything/…`
 ///   (any method), `/delay/S`, `/close`: JSON `method`, `url`, `args`, `headers` (Title-Case
-///   names), `data` (body text, first 1 MiB), `json`, `form`, `origin`, `bodyLength` (every
-///   byte), `bodyTruncated`. `/delay/S` answers after S seconds (fractions allowed, ≤ 60);
+///   names), `data` (the first 1 MiB of the body as text, or a base64 `data:` URL when it is not
+///   UTF-8), `json`, `form`, `origin`, `bodyLength` (every byte), `bodyTruncated`. `/delay/S` answers after S seconds (fractions allowed, ≤ 60);
 ///   `/close` answers with `Connection: close` and closes.
 /// - `/echo`: the request body streamed back as it arrives; `Content-Length` when the request
 ///   had one, else chunked.

@@ -76,6 +76,10 @@ struct Options: Sendable, Equatable {
     var protocols: ProtocolList?
     /// `--proto-redir LIST`: the protocols a redirect may lead to (nil: http and https).
     var redirectProtocols: ProtocolList?
+    /// `-A`: the User-Agent to send instead of Ferry's ("" sends none), unless a `-H` names one.
+    var userAgent: String?
+    /// `-e`: the Referer to send, unless a `-H` names one.
+    var referer: String?
     /// `-b`: cookie files to read, or `name=value` strings to send (curl tells them apart by `=`).
     var cookies: [String] = []
     /// `-c`: where the cookie jar is written at the end (`-` for standard output).

@@ -24,6 +24,9 @@ struct RequestBuilder: Sendable {
     private let credential: (user: String, password: String)?
     /// `-b name=value` cookies, sent to the command line's URLs.
     private let cookieString: String?
+    /// `-A` and `-e`.
+    private let userAgent: String?
+    private let referer: String?
     /// Whether credentials go as Basic with the first request (`--basic`, the default).
     private let basicUpFront: Bool
 
@@ -68,6 +71,8 @@ struct RequestBuilder: Sendable {
         basicUpFront = options.authScheme == .basic
         credential = options.user.map(Options.userAndPassword)
         cookieString = CookieSetup.cookieString(options)
+        userAgent = options.userAgent
+        referer = options.referer
     }
 
     /// This plan with the `-F` form as every request's body.
@@ -77,7 +82,7 @@ struct RequestBuilder: Sendable {
         return planned
     }
 
-    /// Checks every `-H`, `-b` and `-u` against Ferry's rules without sending anything.
+    /// Checks every `-H`, `-A`, `-e`, `-b` and `-u` against Ferry's rules without sending anything.
     /// - Throws: ``NetworkError`` with code `invalidRequest` for a bad name or a CR, LF or NUL;
     ///   its reason starts with the option to blame (`option -b: …`).
     func validate() throws(NetworkError) {
@@ -85,9 +90,11 @@ struct RequestBuilder: Sendable {
     }
 
     /// Session-wide fields: the defaults minus any the user named with `-H` (a user field
-    /// replaces the default, and `-H 'Name:'` must remove it, as curl).
+    /// replaces the default, and `-H 'Name:'` must remove it, as curl), and minus the
+    /// User-Agent when `-A` gives one (`-A ''` sends none, as curl).
     func additionalHeaders(from defaults: HTTPFields) -> HTTPFields {
-        let named = Set(headers.map(\.canonicalName))
+        var named = Set(headers.map(\.canonicalName))
+        if userAgent != nil { named.insert("user-agent") }
         return HTTPFields(defaults.filter { !named.contains($0.name.canonicalName) })
     }
 
@@ -125,9 +132,16 @@ struct RequestBuilder: Sendable {
                 }
             }
         }
-        // A -H Cookie replaces -b's cookies, as in curl.
+        // A -H Cookie replaces -b's cookies, as in curl; so does -H User-Agent -A's, and
+        // -H Referer -e's.
         if let cookieString, !named.contains("cookie") {
             try Self.naming("option -b") { () throws(NetworkError) in try request.setValue(cookieString, forHTTPHeaderField: "Cookie") }
+        }
+        if let userAgent, !userAgent.isEmpty, !named.contains("user-agent") {
+            try Self.naming("option -A") { () throws(NetworkError) in try request.setValue(userAgent, forHTTPHeaderField: "User-Agent") }
+        }
+        if let referer, !referer.isEmpty, !named.contains("referer") {
+            try Self.naming("option -e") { () throws(NetworkError) in try request.setValue(referer, forHTTPHeaderField: "Referer") }
         }
         for header in headers {
             try Self.naming("option -H") { () throws(NetworkError) in

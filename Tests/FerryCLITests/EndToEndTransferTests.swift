@@ -164,6 +164,19 @@ struct EndToEndTransferTests {
         }
     }
 
+    @Test func userAgentAndRefererArriveOnce() async throws {
+        try await HTTPBinServer.withServer { server in
+            let url = server.url("/get").absoluteString
+            let result = try await FerryProcess.run("-sS", "-o", "/dev/null", "-A", "probe/2", "-e", "http://from.test/page", url)
+            #expect(result.status == 0, "\(result)")
+            let sent = try #require(server.lastRequest)
+            #expect(sent.values(of: "User-Agent") == ["probe/2"])
+            #expect(sent.values(of: "Referer") == ["http://from.test/page"])
+            _ = try await FerryProcess.run("-sS", "-o", "/dev/null", "-A", "", url)
+            #expect(try #require(server.lastRequest).value(of: "User-Agent") == nil, "-A '' sends none, as curl")
+        }
+    }
+
     @Test func compressedDecodesGzip() async throws {
         try await HTTPBinServer.withServer { server in
             let result = try await FerryProcess.run("-sS", "--compressed", server.url("/gzip").absoluteString)

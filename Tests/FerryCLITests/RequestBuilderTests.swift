@@ -174,6 +174,42 @@ struct RequestBuilderTests {
         #expect(CookieSetup(try ArgumentParser().parse(["-b", "a=1", "x"])).storage == nil, "a string alone does not")
     }
 
+    @Test func userAgentAndRefererReplaceTheDefaultAndGiveWayToH() throws {
+        let defaults: HTTPFields = [.userAgent: "Ferry/0.1", .accept: "*/*"]
+        let agent = try builder("-A", "probe/2", "-e", "http://from/page")
+        let sent = try agent.request(for: "http://h/")
+        #expect(sent.headerFields[values: .userAgent] == ["probe/2"])
+        #expect(sent.headerFields[values: HTTPField.Name("Referer")!] == ["http://from/page"])
+        #expect(agent.additionalHeaders(from: defaults) == [.accept: "*/*"], "-A replaces Ferry's User-Agent")
+        // curl: -A '' sends no User-Agent at all.
+        let none = try builder("-A", "")
+        #expect(try none.request(for: "http://h/").headerFields[.userAgent] == nil)
+        #expect(none.additionalHeaders(from: defaults) == [.accept: "*/*"])
+        // A -H of the same field is what goes, once.
+        let own = try self.request("-A", "probe/2", "-H", "User-Agent: mine", "-e", "http://a/", "-H", "Referer: http://b/")
+        #expect(own.headerFields[values: .userAgent] == ["mine"])
+        #expect(own.headerFields[values: HTTPField.Name("Referer")!] == ["http://b/"])
+        #expect(try self.request().headerFields[HTTPField.Name("Referer")!] == nil)
+    }
+
+    @Test(arguments: [("-A", "probe\r\nX-Injected: 1", "option -A: "), ("-e", "http://a/\nX-Injected: 1", "option -e: ")])
+    func userAgentAndRefererAreCheckedLikeH(_ option: String, _ value: String, _ blamed: String) throws {
+        let builder = try builder(option, value)
+        do {
+            try builder.validate()
+            Issue.record("\(option) with a line break was accepted")
+        } catch {
+            #expect(error.code == .invalidRequest)
+            #expect(error.reason.hasPrefix(blamed), "\(error.reason)")
+        }
+    }
+
+    @Test func refererAutoIsRefusedNotSent() throws {
+        #expect(throws: UsageError.self) { try ArgumentParser().parse(["-e", "http://a/;auto", "http://h/"]) }
+        #expect(throws: UsageError.self) { try ArgumentParser().parse(["--referer", ";auto", "http://h/"]) }
+        #expect(try ArgumentParser().parse(["--user-agent", "x/1", "http://h/"]).userAgent == "x/1")
+    }
+
     @Test func maxFilesizeGoesOnEveryRequest() throws {
         #expect(try request("--max-filesize", "10").maximumResponseBodySize == 10)
         #expect(try request().maximumResponseBodySize == nil)

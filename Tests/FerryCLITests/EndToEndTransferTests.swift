@@ -172,7 +172,8 @@ struct EndToEndTransferTests {
             let sent = try #require(server.lastRequest)
             #expect(sent.values(of: "User-Agent") == ["probe/2"])
             #expect(sent.values(of: "Referer") == ["http://from.test/page"])
-            _ = try await FerryProcess.run("-sS", "-o", "/dev/null", "-A", "", url)
+            let none = try await FerryProcess.run("-sS", "-o", "/dev/null", "-A", "", url)
+            #expect(none.status == 0, "\(none)")
             #expect(try #require(server.lastRequest).value(of: "User-Agent") == nil, "-A '' sends none, as curl")
         }
     }

@@ -123,10 +123,10 @@ public final class ChildProcess: Sendable {
     }
 
     /// Sends `signal` unless the child has ended (its pid may belong to another process then).
-    public func send(_ signal: Int32) {
-        ended.withLock { ended in
-            if !ended { _ = Glibc.kill(pid, signal) }
-        }
+    /// - Returns: whether the signal was sent.
+    @discardableResult
+    public func send(_ signal: Int32) -> Bool {
+        ended.withLock { ended in !ended && Glibc.kill(pid, signal) == 0 }
     }
 
     /// Sends SIGKILL after `seconds` if the child is still running.
@@ -135,11 +135,7 @@ public final class ChildProcess: Sendable {
     ///   - onKill: called when the signal was sent.
     public func kill(after seconds: TimeInterval, onKill: @escaping @Sendable () -> Void) {
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
-            let sent = ended.withLock { ended -> Bool in
-                guard !ended else { return false }
-                return Glibc.kill(pid, SIGKILL) == 0
-            }
-            if sent { onKill() }
+            if send(SIGKILL) { onKill() }
         }
     }
 }

@@ -18,6 +18,8 @@ final class HTTP1Connection: IOHandler {
     let loop: EventLoop
     let transport: Transport
     let remote: SocketAddress
+    /// `remote`'s address as text, made once: every exchange's metrics name it.
+    let remoteAddress: String
     /// What the TLS handshake established; nil for plain HTTP.
     let tlsFacts: TLSFacts?
     private unowned let pool: ConnectionPool
@@ -72,9 +74,10 @@ final class HTTP1Connection: IOHandler {
         self.loop = loop
         self.transport = transport
         self.remote = remote
+        self.remoteAddress = remote.ipAddress
         self.tlsFacts = tlsFacts
         self.pool = pool
-        // Replaced by each exchange's own limits when it starts (`execute`).
+        // Each exchange's own limits apply when it starts (`execute`).
         self.parser = ResponseParser(limits: .default)
         self.readBufferMemory = loop.takeBuffer(byteCount: Self.readBufferSize)
         self.readBuffer = readBufferMemory.bytes
@@ -111,7 +114,7 @@ final class HTTP1Connection: IOHandler {
         responseStarted = false
         requestWritten = false
         exchange.attach(to: self)
-        parser = ResponseParser(limits: exchange.request.parserLimits)
+        parser.enforce(exchange.request.parserLimits)
         parser.expectResponse(to: exchange.request.head.method)
         run(machine.exchangeStarted(.init(isRetryable: exchange.request.isRetryable)))
     }
@@ -260,7 +263,7 @@ final class HTTP1Connection: IOHandler {
             if exchange.awaitsContinue { armContinueTimer(for: exchange) }
             armProgressTimer()
             exchange.willSendHead(facts: ConnectionFacts(
-                remoteAddress: remote.ipAddress, remotePort: Int(remote.port), isReused: machine.isReused, tls: tlsFacts,
+                remoteAddress: remoteAddress, remotePort: Int(remote.port), isReused: machine.isReused, tls: tlsFacts,
                 isProxied: exchange.request.key.isProxied))
             flush()
         case .stopSendingBody:
@@ -416,7 +419,7 @@ final class HTTP1Connection: IOHandler {
             // A TLS failure is never the keep-alive race a retry could cure.
             let key = exchange?.request.key
             run(machine.exchangeFailed(EngineError(.tlsFailed(
-                host: key?.host ?? remote.ipAddress, port: key?.port ?? Int(remote.port), error,
+                host: key?.host ?? remoteAddress, port: key?.port ?? Int(remote.port), error,
                 exchange?.phase ?? .awaitingResponse))))
         case .system(let error):
             guard let exchange else { return run(machine.exchangeFailed(EngineError(.receiveFailed(error, .awaitingResponse)))) }

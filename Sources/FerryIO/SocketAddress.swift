@@ -145,21 +145,25 @@ package struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The address alone: `127.0.0.1` or `::1` (with `%scope` when it has a zone).
     package var ipAddress: String {
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        switch address {
-        case .v4(let bits):
-            var inet = in_addr(s_addr: bits)
-            _ = inet_ntop(AF_INET, &inet, &buffer, socklen_t(buffer.count))
-            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        case .v6(let high, let low, _, let scopeID):
-            var inet6 = in6_addr()
-            withUnsafeMutableBytes(of: &inet6) {
-                $0.storeBytes(of: high, as: UInt64.self)
-                $0.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
+        // inet_ntop into a stack buffer: this runs for every new connection (its metrics).
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN)) { buffer in
+            let out = buffer.baseAddress!
+            out.initialize(to: 0)
+            switch address {
+            case .v4(let bits):
+                var inet = in_addr(s_addr: bits)
+                _ = inet_ntop(AF_INET, &inet, out, socklen_t(buffer.count))
+                return String(cString: out)
+            case .v6(let high, let low, _, let scopeID):
+                var inet6 = in6_addr()
+                withUnsafeMutableBytes(of: &inet6) {
+                    $0.storeBytes(of: high, as: UInt64.self)
+                    $0.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
+                }
+                _ = inet_ntop(AF_INET6, &inet6, out, socklen_t(buffer.count))
+                let text = String(cString: out)
+                return scopeID == 0 ? text : "\(text)%\(scopeID)"
             }
-            _ = inet_ntop(AF_INET6, &inet6, &buffer, socklen_t(buffer.count))
-            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return scopeID == 0 ? text : "\(text)%\(scopeID)"
         }
     }
 

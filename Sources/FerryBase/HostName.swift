@@ -14,8 +14,12 @@ public enum HostName {
     /// an IPv6 literal in brackets (`[::1]:8080`, RFC 3986 §3.2.2), a bracketed one as it is.
     @inlinable
     public static func authority(_ host: String, port: Int?) -> String {
-        let literal = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        guard let port else { return literal }
-        return "\(literal):\(port)"
+        // Bytes, not `String.contains(_:)` and interpolation: this runs for every request.
+        let utf8 = host.utf8
+        var text = utf8.contains(UInt8(ascii: ":")) && utf8.first != UInt8(ascii: "[") ? "[" + host + "]" : host
+        guard let port else { return text }
+        text += ":"
+        text += String(port)
+        return text
     }
 }

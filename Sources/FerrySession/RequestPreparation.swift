@@ -36,7 +36,8 @@ enum RequestPreparation {
         guard isHostNameOrAddress(bareHost) else {
             throw NetworkError(SessionFailure.badURL("URL host \"\(bareHost.prefix(80))\" is not a host name or an IP address"), url: url)
         }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        let namedPort = url.port
+        let port = namedPort ?? (scheme == "https" ? 443 : 80)
         guard (1...65535).contains(port) else {
             throw NetworkError(SessionFailure.badURL("port \(port) is out of range"), url: url)
         }
@@ -44,7 +45,7 @@ enum RequestPreparation {
             method: request.method,
             target: target(of: url),
             // RFC 9110 §7.2: the authority without userinfo; the port only when the URL names one.
-            host: HostName.authority(bareHost, port: url.port),
+            host: HostName.authority(bareHost, port: namedPort),
             headerFields: headerFields(for: request, configuration: configuration),
             framing: .none)
         var key = PoolKey(scheme: scheme, host: bareHost, port: port)
@@ -142,15 +143,21 @@ enum RequestPreparation {
     /// Session fields first, replaced by request fields of the same name; `Accept-Encoding`
     /// added when the session decodes and the request did not ask for something itself.
     static func headerFields(for request: NetworkRequest, configuration: SessionConfiguration) -> HTTPFields {
+        let additional = configuration.httpAdditionalHeaders
+        let own = request.headerFields
+        let addsEncoding = configuration.automaticallyDecodesContent && !own.contains(.acceptEncoding)
+            && !additional.contains(.acceptEncoding)
+        if additional.isEmpty && !addsEncoding { return own }
         var fields = HTTPFields()
-        for field in configuration.httpAdditionalHeaders where request.headerFields[field.name] == nil {
+        fields.reserveCapacity(additional.count + own.count + 1)
+        for field in additional where !own.contains(field.name) {
             fields.append(field)
         }
-        if configuration.automaticallyDecodesContent, request.headerFields[.acceptEncoding] == nil,
-           configuration.httpAdditionalHeaders[.acceptEncoding] == nil {
-            fields[.acceptEncoding] = acceptEncoding
-        }
-        fields.append(contentsOf: request.headerFields)
+        if addsEncoding { fields.append(acceptEncodingField) }
+        fields.append(contentsOf: own)
         return fields
     }
+
+    /// ``acceptEncoding`` as a field, built once.
+    private static let acceptEncodingField = HTTPField(name: .acceptEncoding, value: acceptEncoding)
 }

@@ -200,6 +200,11 @@ extension ResponseParser {
             isASCII
             ? HTTPField(name: name, value: String(decoding: valueBytes, as: UTF8.self))
             : HTTPField(name: name, value: valueBytes)
+        // Room for a typical head at once, rather than growing through 1, 2, 4, 8 and 16.
+        if fields.isEmpty {
+            fields.reserveCapacity(16)
+            fieldLineOffsets.reserveCapacity(16)
+        }
         fields.append(field)
         fieldLineOffsets.append(lineStart)
     }

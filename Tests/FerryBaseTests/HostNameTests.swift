@@ -11,6 +11,15 @@ struct HostNameTests {
     func unbracketed(host: String, bare: String) {
         #expect(String(HostName.unbracketed(host)) == bare)
     }
+
+    @Test("an authority brackets a bare IPv6 literal and adds the port only when there is one", arguments: [
+        ("example.com", nil, "example.com"), ("example.com", 8080, "example.com:8080"),
+        ("127.0.0.1", 80, "127.0.0.1:80"), ("::1", nil, "[::1]"), ("::1", 443, "[::1]:443"),
+        ("[::1]", 443, "[::1]:443"), ("fe80::1%25eth0", 0, "[fe80::1%25eth0]:0"), ("", nil, ""),
+    ] as [(String, Int?, String)])
+    func authority(host: String, port: Int?, authority: String) {
+        #expect(HostName.authority(host, port: port) == authority)
+    }
 }
 
 @Suite("Error kinds")

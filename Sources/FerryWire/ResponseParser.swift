@@ -76,11 +76,11 @@ package struct ResponseParser: Sendable {
     }
 
     /// The limits this parser enforces.
-    package let limits: ParserLimits
+    package private(set) var limits: ParserLimits
     /// `maxFieldCount`, capped below what `HTTPFields` itself accepts (it traps at 65,535).
-    let maxFieldCount: Int
+    private(set) var maxFieldCount: Int
     /// `maxLineLength`, clamped so arithmetic on it can't overflow.
-    let maxLineLength: Int
+    private(set) var maxLineLength: Int
 
     /// Where the parser is.
     var state: State = .idle
@@ -110,9 +110,20 @@ package struct ResponseParser: Sendable {
     /// - Parameter limits: The bounds to enforce.
     package init(limits: ParserLimits = .default) {
         self.limits = limits
-        self.maxFieldCount = min(max(limits.maxFieldCount, 0), 65_000)
-        self.maxLineLength = min(max(limits.maxLineLength, 0), Int.max / 4)
+        self.maxFieldCount = Self.fieldCountCap(limits)
+        self.maxLineLength = Self.lineLengthCap(limits)
     }
+
+    /// Enforces `limits` from the next ``expectResponse(to:)`` on, keeping the buffers a new
+    /// parser would allocate again (a connection's parser serves each of its exchanges).
+    package mutating func enforce(_ limits: ParserLimits) {
+        self.limits = limits
+        maxFieldCount = Self.fieldCountCap(limits)
+        maxLineLength = Self.lineLengthCap(limits)
+    }
+
+    private static func fieldCountCap(_ limits: ParserLimits) -> Int { min(max(limits.maxFieldCount, 0), 65_000) }
+    private static func lineLengthCap(_ limits: ParserLimits) -> Int { min(max(limits.maxLineLength, 0), Int.max / 4) }
 
     /// Whether no response is in progress (before ``expectResponse(to:)`` or after `.end`).
     package var isIdle: Bool {

@@ -95,6 +95,27 @@ import Testing
         expectError(Self.ok + "A: 1\r\nB: 2\r\nC: 3\r\n\r\n", .tooManyFields, at: 29, limits: limits)
     }
 
+    @Test("a parser kept for the next exchange enforces that exchange's limits")
+    func limitsChangeBetweenResponses() throws {
+        let response = bytes(Self.ok + "A: 1\r\nB: 2\r\nC: 3\r\nContent-Length: 0\r\n\r\n")
+        var parser = ResponseParser(limits: .default)
+        func parse() throws -> ResponseHead? {
+            parser.expectResponse(to: .get)
+            return try response.withUnsafeBytes { input in
+                var index = 0
+                if case .head(let head) = try parser.parse(input, from: &index) { return head }
+                return nil
+            }
+        }
+        #expect(try parse()?.headerFields.count == 4)
+        parser.enforce(ParserLimits(maxFieldCount: 2))
+        #expect(parser.limits.maxFieldCount == 2)
+        #expect(throws: HTTPParseError(.tooManyFields, offset: 29)) { try parse() }
+        // A failed response does not stick: the next exchange, with room, parses again.
+        parser.enforce(.default)
+        #expect(try parse()?.headerFields.count == 4)
+    }
+
     @Test func headerSectionTooLarge() {
         let input = Self.ok + "A: 1\r\nB: 2\r\n\r\n"  // 31 bytes
         expectError(input, .headerSectionTooLarge, at: 30, limits: ParserLimits(maxHeaderBytes: 30))

@@ -2,6 +2,8 @@
 package struct TimerID: Sendable, Hashable, CustomStringConvertible {
     /// The scheduling sequence number; unique per loop, increasing.
     package let rawValue: UInt64
+    /// Where the timer's body is kept while it can fire.
+    let slot: Int
 
     /// `Timer#<n>`.
     package var description: String { "Timer#\(rawValue)" }
@@ -13,10 +15,13 @@ package struct TimerID: Sendable, Hashable, CustomStringConvertible {
 /// once (so a cancelled timer can never fire and its captures are released), and the heap
 /// entry is skipped when it reaches the top. The heap is rebuilt when dead entries outnumber
 /// live ones, so a connect timeout cancelled on every request cannot grow it without bound.
+/// Bodies live in reused slots named by the timer's identifier, so scheduling, cancelling and
+/// looking at the top cost an array access each, not a hash (several per request).
 struct TimerQueue {
     private struct Entry {
         let deadline: Deadline
         let id: UInt64
+        let slot: Int
 
         /// Earlier deadline first; equal deadlines in scheduling order.
         func precedes(_ other: Entry) -> Bool {
@@ -24,33 +29,49 @@ struct TimerQueue {
         }
     }
 
+    /// A body and the sequence number of the timer it belongs to; 0 while the slot is free.
+    private struct Slot {
+        var id: UInt64 = 0
+        var body: (() -> Void)?
+    }
+
     private var heap: [Entry] = []
-    private var bodies: [UInt64: () -> Void] = [:]
+    private var slots: [Slot] = []
+    private var freeSlots: [Int] = []
     private var nextID: UInt64 = 1
 
     /// Number of timers that can still fire.
-    var count: Int { bodies.count }
+    private(set) var count = 0
 
     /// Adds a timer and returns its identifier.
     mutating func schedule(at deadline: Deadline, _ body: @escaping () -> Void) -> TimerID {
         let id = nextID
         nextID += 1
-        bodies[id] = body
-        heap.append(Entry(deadline: deadline, id: id))
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[slot] = Slot(id: id, body: body)
+        } else {
+            slot = slots.count
+            slots.append(Slot(id: id, body: body))
+        }
+        count += 1
+        heap.append(Entry(deadline: deadline, id: id, slot: slot))
         siftUp(heap.count - 1)
-        return TimerID(rawValue: id)
+        return TimerID(rawValue: id, slot: slot)
     }
 
     /// Cancels a timer; unknown or already fired identifiers are ignored.
     mutating func cancel(_ id: TimerID) {
-        guard bodies.removeValue(forKey: id.rawValue) != nil else { return }
-        if heap.count > 64 && heap.count > 2 * bodies.count { compact() }
+        guard id.slot >= 0, id.slot < slots.count, slots[id.slot].id == id.rawValue else { return }
+        _ = take(id.slot)
+        if heap.count > 64 && heap.count > 2 * count { compact() }
     }
 
     /// The earliest live deadline, dropping cancelled entries from the top on the way.
     mutating func nextDeadline() -> Deadline? {
         while let top = heap.first {
-            if bodies[top.id] != nil { return top.deadline }
+            if isLive(top) { return top.deadline }
             popTop()
         }
         return nil
@@ -61,16 +82,26 @@ struct TimerQueue {
     /// itself for "now" from starving I/O: it runs on the next turn instead.
     mutating func popExpired(now: Deadline, scheduledBefore limit: UInt64) -> (() -> Void)? {
         while let top = heap.first, top.deadline <= now {
-            guard let body = bodies[top.id] else {
+            guard isLive(top) else {
                 popTop()
                 continue
             }
             guard top.id < limit else { return nil }
             popTop()
-            bodies[top.id] = nil
-            return body
+            return take(top.slot)
         }
         return nil
+    }
+
+    private func isLive(_ entry: Entry) -> Bool { slots[entry.slot].id == entry.id }
+
+    /// Frees `slot` and returns the body it held.
+    private mutating func take(_ slot: Int) -> (() -> Void)? {
+        var taken = Slot()
+        swap(&taken, &slots[slot])
+        freeSlots.append(slot)
+        count -= 1
+        return taken.body
     }
 
     /// The sequence number the next scheduled timer gets (see ``popExpired(now:scheduledBefore:)``).
@@ -86,7 +117,8 @@ struct TimerQueue {
     }
 
     private mutating func compact() {
-        heap.removeAll { bodies[$0.id] == nil }
+        let slots = self.slots
+        heap.removeAll { slots[$0.slot].id != $0.id }
         // Floyd's heap construction: sift down every parent, last to first.
         var index = heap.count / 2 - 1
         while index >= 0 {

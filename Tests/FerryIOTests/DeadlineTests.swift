@@ -50,4 +50,31 @@ struct DeadlineTests {
         #expect(deadlines == deadlines.sorted())
         #expect(queue.count == 0)
     }
+
+    @Test("a stale identifier never cancels or fires the timer that reuses its slot")
+    func slotReuse() async {
+        var queue = TimerQueue()
+        let base = Deadline(uptimeNanoseconds: 0)
+        var fired: [String] = []
+        let first = queue.schedule(at: base + .nanoseconds(10)) { fired.append("first") }
+        queue.cancel(first)
+        // Reuses the first timer's slot; the first's heap entry (deadline 10) is still there.
+        let second = queue.schedule(at: base + .nanoseconds(20)) { fired.append("second") }
+        #expect(second.rawValue > first.rawValue)
+        queue.cancel(first)
+        #expect(queue.count == 1)
+        #expect(queue.nextDeadline() == base + .nanoseconds(20))
+        while let body = queue.popExpired(now: base + .nanoseconds(30), scheduledBefore: queue.nextSequence) { body() }
+        #expect(fired == ["second"])
+        // Fired, then cancelled late, then a third timer takes the slot: the late cancel of
+        // `second` must not touch it.
+        let third = queue.schedule(at: base + .nanoseconds(40)) { fired.append("third") }
+        queue.cancel(second)
+        #expect(queue.count == 1)
+        while let body = queue.popExpired(now: base + .nanoseconds(50), scheduledBefore: queue.nextSequence) { body() }
+        #expect(fired == ["second", "third"])
+        queue.cancel(third)
+        #expect(queue.count == 0)
+        #expect(queue.nextDeadline() == nil)
+    }
 }

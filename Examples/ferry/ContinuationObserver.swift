@@ -5,7 +5,7 @@ import Synchronization
 /// The delegate of a `-C` transfer, which the library runs as a continuing download: what the
 /// data path reads from its body loop, a download hears from the session instead.
 ///
-/// It hands `-v`'s events to a ``TransferObserver``, draws the progress meter from the bytes
+/// It hands the events of `-v` and `-e ';auto'` to a ``TransferObserver``, draws the progress meter from the bytes
 /// written, and keeps what the report needs once the download ended: the response head it
 /// was told about, where the file was continued from, how many bytes went into the file this
 /// time (curl's `size_download`) and the metrics. Its calls run on the session's serial
@@ -19,13 +19,13 @@ final class ContinuationObserver: SessionDownloadDelegate {
         var metrics: TaskMetrics?
     }
 
-    /// `-v`'s printer, or nil without `-v`.
-    private let verbose: TransferObserver?
+    /// `-v`'s printer and `;auto`'s Referer, or nil without either.
+    private let observer: TransferObserver?
     private let progress: ProgressReporter?
     private let state = Mutex(State())
 
-    init(verbose: TransferObserver?, progress: ProgressReporter?) {
-        self.verbose = verbose
+    init(observer: TransferObserver?, progress: ProgressReporter?) {
+        self.observer = observer
         self.progress = progress
     }
 
@@ -48,21 +48,21 @@ final class ContinuationObserver: SessionDownloadDelegate {
     // MARK: - SessionTaskDelegate
 
     func session(_ session: Session, task: SessionTask, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo) {
-        verbose?.session(session, task: task, didSendRequestHead: head, over: connection)
+        observer?.session(session, task: task, didSendRequestHead: head, over: connection)
     }
 
     func session(_ session: Session, task: SessionTask, didReceive response: NetworkResponse) {
         state.withLock { $0.response = response }
-        verbose?.session(session, task: task, didReceive: response)
+        observer?.session(session, task: task, didReceive: response)
         // The 206's length is what is left to fetch, as curl's meter counts it.
         if !isComplete(response) { progress?.expect(response.expectedContentLength) }
     }
 
     func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
                  newRequest request: NetworkRequest, completionHandler: @escaping @Sendable (NetworkRequest?) -> Void) {
-        guard let verbose else { return completionHandler(request) }
-        verbose.session(session, task: task, willPerformHTTPRedirection: response, newRequest: request,
-                        completionHandler: completionHandler)
+        guard let observer else { return completionHandler(request) }
+        observer.session(session, task: task, willPerformHTTPRedirection: response, newRequest: request,
+                         completionHandler: completionHandler)
     }
 
     func session(_ session: Session, task: SessionTask, didFinishCollecting metrics: TaskMetrics) {

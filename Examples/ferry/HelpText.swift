@@ -12,7 +12,7 @@ enum HelpText {
      -G, --get                  Put the post data in the URL query and use GET
      -H, --header <header>      Pass custom header(s) to server ('Name:' removes, 'Name;' empty)
      -A, --user-agent <name>    Send User-Agent <name> to server ('' sends none)
-     -e, --referer <URL>        Referrer URL (';auto' is not supported)
+     -e, --referer <URL>        Referrer URL (';auto': with -L, each page redirected from)
      -X, --request <method>     Specify the request method to use
      -o, --output <file>        Write to file instead of stdout (pairs with URLs in order)
      -C, --continue-at <offset> Resume the -o file at offset ('-': its size); needs -o FILE

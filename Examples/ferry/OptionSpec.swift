@@ -33,13 +33,11 @@ struct OptionSpec: Sendable {
         },
         value("header", "H") { options, text in options.headers.append(text) },
         value("user-agent", "A") { options, text in options.userAgent = text },
-        value("referer", "e") { options, text throws(UsageError) in
-            // curl's ';auto' (a Referer naming the page before, on each redirect) is not built:
-            // refused rather than sent as a literal part of the field.
-            guard !text.hasSuffix(";auto") else {
-                throw UsageError("option -e: ';auto' is not supported; give the referring URL itself", suggestsHelp: false)
-            }
-            options.referer = text
+        value("referer", "e") { options, text in
+            // curl's ';auto': with -L, each redirect names the page before it (AutoReferer);
+            // what precedes it, possibly nothing, is the first request's Referer.
+            options.autoReferer = text.hasSuffix(";auto")
+            options.referer = options.autoReferer ? String(text.dropLast(5)) : text
         },
         value("data", "d") { options, text in options.data.append(.init(kind: .ascii, value: text)) },
         value("data-ascii", nil) { options, text in options.data.append(.init(kind: .ascii, value: text)) },

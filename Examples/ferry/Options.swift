@@ -80,6 +80,9 @@ struct Options: Sendable, Equatable {
     var userAgent: String?
     /// `-e`: the Referer to send, unless a `-H` names one.
     var referer: String?
+    /// `-e '…;auto'`: with `-L`, each redirect's request names the page that redirected
+    /// (``AutoReferer``); what precedes `;auto`, if anything, is the first request's Referer.
+    var autoReferer = false
     /// `-b`: cookie files to read, or `name=value` strings to send (curl tells them apart by `=`).
     var cookies: [String] = []
     /// `-c`: where the cookie jar is written at the end (`-` for standard output).
@@ -88,6 +91,12 @@ struct Options: Sendable, Equatable {
     var junkSessionCookies = false
     /// How many `-K` files are being read, one inside the other.
     var configDepth = 0
+
+    /// Whether redirects get ``AutoReferer``'s Referer: `-e '…;auto'` with `-L`, unless a `-H`
+    /// names Referer, which wins on every request as it does over `-e`.
+    var namesRedirectingPage: Bool {
+        autoReferer && followRedirects && !headers.contains { HeaderArgument($0)?.canonicalName == "referer" }
+    }
     var fail = false
     var silent = false
     var showError = false

@@ -66,8 +66,9 @@ struct Transfer: Sendable {
             let started = session.dataTask(with: request)
             task = started
             limitRate(of: started)
-            // Only -v needs the delegate: each of its events costs a hop to the delegate queue.
-            if options.verbose { started.delegate = TransferObserver(console: console, showsCredentials: options.showsCredentials) }
+            // Only -v and -e ';auto' need the delegate: each of its events costs a hop to the
+            // delegate queue.
+            if let observer = TransferObserver.make(for: options, console: console) { started.delegate = observer }
             let (body, response) = try await started.bytes()
             report.record(response)
             mayHaveAbandonedBody = true
@@ -130,8 +131,7 @@ struct Transfer: Sendable {
         if options.verbose, let offset = continueAt.bytes ?? sizeBefore, offset > 0 {
             console.writeError("** Resuming transfer from byte position \(offset)\n")
         }
-        let observer = ContinuationObserver(verbose: options.verbose ? TransferObserver(console: console, showsCredentials: options.showsCredentials) : nil,
-                                            progress: progress)
+        let observer = ContinuationObserver(observer: TransferObserver.make(for: options, console: console), progress: progress)
         let started = ContinuousClock.now
         var failure: NetworkError?
         do {

@@ -178,6 +178,30 @@ struct EndToEndTransferTests {
         }
     }
 
+    @Test("-e ';auto' with -L: each redirect's request names the page that redirected")
+    func refererAutoFollowsRedirects() async throws {
+        try await HTTPBinServer.withServer { server in
+            let start = server.url("/redirect/2").absoluteString
+            var components = try #require(URLComponents(string: start))
+            components.user = "ada"
+            components.password = "secret"
+            components.fragment = "top"
+            let withCredentials = try #require(components.string)
+            let result = try await FerryProcess.run("-sS", "-L", "-e", "http://from.test/;auto", "-o", "/dev/null", withCredentials)
+            #expect(result.status == 0, "\(result)")
+            let heads = server.receivedRequests.suffix(3)
+            #expect(heads.map(\.uri) == ["/redirect/2", "/redirect/1", "/get"])
+            #expect(heads.map { $0.values(of: "Referer") } == [
+                ["http://from.test/"], [start], [server.url("/redirect/1").absoluteString],
+            ], "the page's user information and fragment are left out")
+            // Alone, the first request has none; -v prints and sets it alike.
+            server.resetCounters()
+            let verbose = try await FerryProcess.run("-sS", "-v", "-L", "-e", ";auto", "-o", "/dev/null", server.url("/redirect/1").absoluteString)
+            #expect(verbose.status == 0, "\(verbose)")
+            #expect(server.receivedRequests.map { $0.values(of: "Referer") } == [[], [server.url("/redirect/1").absoluteString]])
+        }
+    }
+
     @Test func compressedDecodesGzip() async throws {
         try await HTTPBinServer.withServer { server in
             let result = try await FerryProcess.run("-sS", "--compressed", server.url("/gzip").absoluteString)

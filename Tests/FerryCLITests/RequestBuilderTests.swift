@@ -204,10 +204,32 @@ struct RequestBuilderTests {
         }
     }
 
-    @Test func refererAutoIsRefusedNotSent() throws {
-        #expect(throws: UsageError.self) { try ArgumentParser().parse(["-e", "http://a/;auto", "http://h/"]) }
-        #expect(throws: UsageError.self) { try ArgumentParser().parse(["--referer", ";auto", "http://h/"]) }
-        #expect(try ArgumentParser().parse(["--user-agent", "x/1", "http://h/"]).userAgent == "x/1")
+    @Test("';auto' names each redirecting page, after the URL before it (if any) went first")
+    func refererAuto() throws {
+        func options(_ arguments: String...) throws -> Options { try ArgumentParser().parse(arguments + ["http://h/"]) }
+        let given = try options("-L", "-e", "http://a/;auto")
+        #expect(given.referer == "http://a/" && given.autoReferer && given.namesRedirectingPage)
+        #expect(try request("-L", "-e", "http://a/;auto").headerFields[values: HTTPField.Name("Referer")!] == ["http://a/"])
+        // Alone, it sends no Referer until the first redirect.
+        let alone = try options("-L", "--referer", ";auto")
+        #expect(alone.referer == "" && alone.namesRedirectingPage)
+        #expect(try request("-L", "-e", ";auto").headerFields[HTTPField.Name("Referer")!] == nil)
+        // Without -L nothing is followed; a -H Referer wins on every request; the last -e counts.
+        #expect(try !options("-e", ";auto").namesRedirectingPage)
+        #expect(try !options("-L", "-e", ";auto", "-H", "Referer: http://mine/").namesRedirectingPage)
+        let last = try options("-L", "-e", ";auto", "-e", "http://b/")
+        #expect(last.referer == "http://b/" && !last.namesRedirectingPage)
+    }
+
+    @Test("the automatic Referer leaves out user information and the fragment, and https to http gets none",
+          arguments: [
+              ("http://u:p@h:8080/a/b?q=1#top", "http://x/", "http://h:8080/a/b?q=1"),
+              ("https://h/a", "https://other/", "https://h/a"),
+              ("http://h/a", "https://h/", "http://h/a"),
+              ("https://u@h/a#f", "http://h/", nil),
+          ] as [(String, String, String?)])
+    func autoRefererValue(page: String, target: String, referer: String?) throws {
+        #expect(AutoReferer.referer(leaving: try #require(URL(string: page)), for: try #require(URL(string: target))) == referer)
     }
 
     @Test func maxFilesizeGoesOnEveryRequest() throws {

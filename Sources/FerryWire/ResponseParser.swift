@@ -114,8 +114,9 @@ package struct ResponseParser: Sendable {
         self.maxLineLength = Self.lineLengthCap(limits)
     }
 
-    /// Enforces `limits` from the next ``expectResponse(to:)`` on, keeping the buffers a new
-    /// parser would allocate again (a connection's parser serves each of its exchanges).
+    /// Enforces `limits` from now on, keeping the buffers a new parser would allocate again (a
+    /// connection's parser serves each of its exchanges). Call it between responses, before
+    /// ``expectResponse(to:)``: tighter limits would also apply to a response half read.
     package mutating func enforce(_ limits: ParserLimits) {
         self.limits = limits
         maxFieldCount = Self.fieldCountCap(limits)

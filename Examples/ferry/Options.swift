@@ -92,10 +92,14 @@ struct Options: Sendable, Equatable {
     /// How many `-K` files are being read, one inside the other.
     var configDepth = 0
 
+    /// The `-H` arguments as fields to add, replace or remove (a line that is none of them is
+    /// ignored, as curl ignores it).
+    var headerArguments: [HeaderArgument] { headers.compactMap(HeaderArgument.init) }
+
     /// Whether redirects get ``AutoReferer``'s Referer: `-e '…;auto'` with `-L`, unless a `-H`
     /// names Referer, which wins on every request as it does over `-e`.
     var namesRedirectingPage: Bool {
-        autoReferer && followRedirects && !headers.contains { HeaderArgument($0)?.canonicalName == "referer" }
+        autoReferer && followRedirects && !headerArguments.contains { $0.canonicalName == "referer" }
     }
     var fail = false
     var silent = false

@@ -51,7 +51,7 @@ struct RequestBuilder: Sendable {
             options.headOnly ? .head : hasForm ? .post : (options.useGet || !hasData) ? .get : .post
         method = options.method.flatMap { HTTPRequest.Method($0) } ?? defaultMethod
         maximumBodySize = options.maxFilesize
-        headers = options.headers.compactMap(HeaderArgument.init)
+        headers = options.headerArguments
 
         var implicit: [(name: String, value: String)] = []
         if hasData && options.useGet {

@@ -199,6 +199,9 @@ struct EndToEndTransferTests {
             let verbose = try await FerryProcess.run("-sS", "-v", "-L", "-e", ";auto", "-o", "/dev/null", server.url("/redirect/1").absoluteString)
             #expect(verbose.status == 0, "\(verbose)")
             #expect(server.receivedRequests.map { $0.values(of: "Referer") } == [[], [server.url("/redirect/1").absoluteString]])
+            let printed = verbose.stderr
+            #expect(printed.contains("> GET /get HTTP/1.1\r\n"), "\(printed)")
+            #expect(printed.contains("> Referer: \(server.url("/redirect/1").absoluteString)\r\n"), "-v shows the Referer it set")
         }
     }
 

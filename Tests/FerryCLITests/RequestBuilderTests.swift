@@ -232,6 +232,16 @@ struct RequestBuilderTests {
         #expect(AutoReferer.referer(leaving: try #require(URL(string: page)), for: try #require(URL(string: target))) == referer)
     }
 
+    @Test func autoRefererReplacesOrRemovesTheFieldTheRedirectCarried() throws {
+        let referer = try #require(HTTPField.Name("Referer"))
+        var next = NetworkRequest(url: try #require(URL(string: "http://h/next")))
+        try next.setValue("http://start/", forHTTPHeaderField: "Referer")
+        let plain = NetworkResponse(url: try #require(URL(string: "http://u:p@h/page#x")), status: .found, headerFields: [:])
+        #expect(AutoReferer.request(next, redirectedBy: plain).headerFields[values: referer] == ["http://h/page"])
+        let secure = NetworkResponse(url: try #require(URL(string: "https://h/page")), status: .found, headerFields: [:])
+        #expect(AutoReferer.request(next, redirectedBy: secure).headerFields[values: referer] == [], "https to http sends none")
+    }
+
     @Test func maxFilesizeGoesOnEveryRequest() throws {
         #expect(try request("--max-filesize", "10").maximumResponseBodySize == 10)
         #expect(try request().maximumResponseBodySize == nil)

@@ -131,8 +131,8 @@ package struct ConnectionPoolStateMachine {
         case .shutDown:
             return [.failRequest(request, EngineError(.cancelled))]
         case .running:
-            var host = hosts[key, default: HostState()]
-            defer { hosts[key] = host }
+            var host = takeHost(key) ?? HostState()
+            defer { store(host, for: key) }
             var actions: [Action] = []
             if !fresh, let reused = host.idle.popLast() {
                 host.busy.insert(reused.id)
@@ -162,8 +162,8 @@ package struct ConnectionPoolStateMachine {
 
     /// A connection finished opening.
     package mutating func connectionEstablished(_ connection: ConnectionID, now: Deadline) -> [Action] {
-        guard let key = keyOfConnection[connection], var host = hosts[key] else { return [.closeConnection(connection)] }
-        defer { hosts[key] = host }
+        guard let key = keyOfConnection[connection], var host = takeHost(key) else { return [.closeConnection(connection)] }
+        defer { store(host, for: key) }
         host.connecting.remove(connection)
         switch state {
         case .shutDown:
@@ -182,7 +182,7 @@ package struct ConnectionPoolStateMachine {
     /// Opening a connection failed; the waiter it would have gone to (the next one in order)
     /// fails with it.
     package mutating func connectionFailed(_ connection: ConnectionID, error: EngineError) -> [Action] {
-        guard let key = keyOfConnection.removeValue(forKey: connection), var host = hosts[key] else { return [] }
+        guard let key = keyOfConnection.removeValue(forKey: connection), var host = takeHost(key) else { return [] }
         defer { store(host, for: key) }
         host.connecting.remove(connection)
         guard let waiter = host.takeNextWaiter(retriesFirst: true) else { return [] }
@@ -196,7 +196,7 @@ package struct ConnectionPoolStateMachine {
 
     /// An exchange ended on `connection`; `reusable` says whether the connection may serve another.
     package mutating func exchangeFinished(on connection: ConnectionID, reusable: Bool, now: Deadline) -> [Action] {
-        guard let key = keyOfConnection[connection], var host = hosts[key] else { return [.closeConnection(connection)] }
+        guard let key = keyOfConnection[connection], var host = takeHost(key) else { return [.closeConnection(connection)] }
         defer { store(host, for: key) }
         host.busy.remove(connection)
         switch state {
@@ -241,7 +241,7 @@ package struct ConnectionPoolStateMachine {
     /// A connection closed on its own: the peer closed an idle connection, or a reused one
     /// turned out dead when checked. The owner has already closed the socket.
     package mutating func connectionClosed(_ connection: ConnectionID) -> [Action] {
-        guard let key = keyOfConnection.removeValue(forKey: connection), var host = hosts[key] else { return [] }
+        guard let key = keyOfConnection.removeValue(forKey: connection), var host = takeHost(key) else { return [] }
         defer { store(host, for: key) }
         host.idle.removeAll { $0.id == connection }
         host.busy.remove(connection)
@@ -320,6 +320,13 @@ package struct ConnectionPoolStateMachine {
         host.connecting.insert(id)
         keyOfConnection[id] = key
         return .createConnection(id, key)
+    }
+
+    /// Moves `key`'s state out of `hosts`, so that changing it changes its only copy: a copy
+    /// read from the dictionary shares its arrays and sets with it, and the first change to
+    /// each copied them (two sets and an array per request). ``store(_:for:)`` puts it back.
+    private mutating func takeHost(_ key: PoolKey) -> HostState? {
+        hosts.removeValue(forKey: key)
     }
 
     private mutating func store(_ host: HostState, for key: PoolKey) {

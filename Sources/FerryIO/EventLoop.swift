@@ -63,6 +63,9 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     /// registers it again in the same turn: one `EPOLL_CTL_MOD` then, not a DEL and an ADD.
     /// The rest leave epoll before the loop waits again (``forgetUnwatched()``).
     private var unwatched: [Int32] = []
+    /// The task array of the round before, emptied, for the inbox to fill next: the two take
+    /// turns, so queueing a task does not allocate an array every round.
+    private var spareTaskArray: [@Sendable () -> Void] = []
     private let events: UnsafeMutableBufferPointer<epoll_event>
     /// Buffers ended connections gave back, for the next ones (`EventLoop+Buffers.swift`).
     var spares = SpareBuffers()
@@ -456,15 +459,20 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
 
     /// Runs the queued tasks.
     private func runTasks() -> TaskRoundOutcome {
-        let tasks = inbox.withLock { inbox -> [@Sendable () -> Void] in
+        var tasks: [@Sendable () -> Void] = []
+        swap(&tasks, &spareTaskArray)
+        inbox.withLock { inbox in
             // Clearing the flag with the swap means a task queued after this point wakes us.
             inbox.wakeupPending = false
-            var taken: [@Sendable () -> Void] = []
-            swap(&taken, &inbox.tasks)
-            return taken
+            swap(&tasks, &inbox.tasks)
         }
         for task in tasks {
             task()
+        }
+        // Kept for a later round unless a burst made it large.
+        if tasks.capacity <= 256 {
+            tasks.removeAll(keepingCapacity: true)
+            spareTaskArray = tasks
         }
         return inbox.withLock { inbox -> TaskRoundOutcome in
             switch inbox.lifecycle {

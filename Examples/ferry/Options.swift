@@ -91,16 +91,6 @@ struct Options: Sendable, Equatable {
     var junkSessionCookies = false
     /// How many `-K` files are being read, one inside the other.
     var configDepth = 0
-
-    /// The `-H` arguments as fields to add, replace or remove (a line that is none of them is
-    /// ignored, as curl ignores it).
-    var headerArguments: [HeaderArgument] { headers.compactMap(HeaderArgument.init) }
-
-    /// Whether redirects get ``AutoReferer``'s Referer: `-e '…;auto'` with `-L`, unless a `-H`
-    /// names Referer, which wins on every request as it does over `-e`.
-    var namesRedirectingPage: Bool {
-        autoReferer && followRedirects && !headerArguments.contains { $0.canonicalName == "referer" }
-    }
     var fail = false
     var silent = false
     var showError = false
@@ -119,6 +109,16 @@ struct Options: Sendable, Equatable {
     var tls = TLSOptions()
     var showHelp = false
     var showVersion = false
+
+    /// The `-H` arguments as fields to add, replace or remove (a line that is none of them is
+    /// ignored, as curl ignores it).
+    var headerArguments: [HeaderArgument] { headers.compactMap(HeaderArgument.init) }
+
+    /// Whether redirects get ``AutoReferer``'s Referer: `-e '…;auto'` with `-L`, unless a `-H`
+    /// names Referer, which wins on every request as it does over `-e`.
+    var namesRedirectingPage: Bool {
+        autoReferer && followRedirects && !headerArguments.contains { $0.canonicalName == "referer" }
+    }
 
     /// How `-u` credentials are used, as curl's flags choose.
     enum AuthScheme: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import CFerryShims
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -82,19 +83,16 @@ package final class Socket: @unchecked Sendable, CustomStringConvertible {
 
     /// Accepts one pending connection: non-blocking, close-on-exec, with `TCP_NODELAY`.
     ///
-    /// `accept4` sits behind `_GNU_SOURCE`, which Swift's Glibc does not define, so the flags
-    /// are set right after `accept`. The short close-on-exec window only matters to a process
-    /// that forks while accepting, and this is a test and local-server helper.
-    /// - Throws: ``SystemError`` from `accept` or `fcntl`.
+    /// One `accept4` sets both flags as the socket is made: a test that spawns a process (curl,
+    /// openssl, the `ferry` tool) while its server accepts must not hand the child the server's
+    /// end of a connection, or the connection outlives the server's close.
+    /// - Throws: ``SystemError`` from `accept4` or `setsockopt`.
     package func accept() throws(SystemError) -> IOResult<Socket> {
-        switch try systemCall("accept", { Glibc.accept(fd, nil, nil) }) {
+        switch try systemCall("accept4", { cferry_accept_nonblocking_cloexec(fd) }) {
         case .wouldBlock:
             return .wouldBlock
         case .processed(let accepted):
             let socket = Socket(adopting: accepted)
-            _ = try blockingSystemCall("fcntl") { fcntl(accepted, F_SETFD, FD_CLOEXEC) }
-            let flags = try blockingSystemCall("fcntl") { fcntl(accepted, F_GETFL) }
-            _ = try blockingSystemCall("fcntl") { fcntl(accepted, F_SETFL, flags | O_NONBLOCK) }
             try socket.setOption(IPPROTO_TCP_LEVEL, TCP_NODELAY, 1)
             return .processed(socket)
         }

@@ -143,6 +143,24 @@ struct SocketTests {
         try await connectRoundTrip(loopbackV6)
     }
 
+    @Test("an accepted socket is close-on-exec, non-blocking and has TCP_NODELAY from accept on")
+    func acceptedSocketFlags() async throws {
+        let listener = try Socket.listen(on: loopbackV4)
+        let client = try Socket.connect(to: try listener.localAddress)
+        try await waitWritable(client)
+        try client.finishConnect()
+        let server = try await acceptBlocking(listener)
+        #expect(fcntl(server.fd, F_GETFD) & FD_CLOEXEC != 0)
+        #expect(fcntl(server.fd, F_GETFL) & O_NONBLOCK != 0)
+        var noDelay: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        #expect(getsockopt(server.fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, &length) == 0)
+        #expect(noDelay != 0)
+        // Non-blocking: nothing sent yet, so a read is wouldBlock rather than a hang.
+        #expect(try server.read(count: 1) == nil)
+        withExtendedLifetime(client) {}
+    }
+
     @Test("close is idempotent and later calls fail with EBADF")
     func closeTwice() async throws {
         let (a, _b) = try makeSocketPair()

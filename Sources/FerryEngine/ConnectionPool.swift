@@ -10,12 +10,33 @@ import FerryWire
 final class ConnectionPool {
     let loop: EventLoop
     private let resolver: Resolver
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var machine: ConnectionPoolStateMachine
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var connections: [Int: HTTP1Connection] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var connectors: [Int: Connector] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var handshakes: [Int: TLSHandshake] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var tunnels: [Int: ProxyTunnel] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var waiting: [Int: Exchange] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var idleTimers: [Int: TimerID] = [:]
     private var nextRequestID = 0
     private let connect: ConnectSettings
@@ -245,6 +266,9 @@ final class ConnectionPool {
     }
 
     /// DNS, connect and TLS times of a new connection, for the first exchange that runs on it.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var freshTimings: [Int: FreshTimings] = [:]
 
     private static func engineError(_ error: Connector.ConnectError, key: PoolKey) -> EngineError {

@@ -10,12 +10,18 @@ final class Exchange {
     let loop: EventLoop
     /// The encoded request head, made before any connection is touched so a refused request
     /// never opens one.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private(set) var encodedHead: [UInt8] = []
     /// The opened upload file, if the body is a file.
     private(set) var file: UploadFile?
     /// Released once the exchange has ended, so nothing keeps the caller's objects alive.
     private var delegate: (any ExchangeDelegate)?
     private unowned let pool: ConnectionPool
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private(set) var metrics: ExchangeMetrics
     private var connection: HTTP1Connection?
     private var waitingRequestID: Int?
@@ -41,6 +47,9 @@ final class Exchange {
 
     /// The head as sent: the request's head with framing decided from the body. Set once in
     /// ``start()`` (an upload file's size is known only once it is open).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private(set) var head: RequestHead
     /// The body length when known; set with ``head``.
     private var expectedBodyLength: Int64? = 0

@@ -27,7 +27,13 @@ final class HTTP1Connection: IOHandler {
     /// from the loop's spares and given back by `deinit`, when nothing can read it any more.
     private let readBufferMemory: ConnectionBuffer
     private let readBuffer: UnsafeMutableRawBufferPointer
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var outbound = OutboundQueue()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private(set) var interest: IOEvents = []
     private var progressTimer: TimerID?
     /// A byte of the current exchange's response arrived.
@@ -43,6 +49,9 @@ final class HTTP1Connection: IOHandler {
     // Not private: the direct body reads (HTTP1Connection+DirectBody.swift) share this state;
     // what they only read is private(set).
     var machine = HTTP1ConnectionStateMachine()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var parser: ResponseParser
     private(set) var exchange: Exchange?
     private(set) var isClosed = false
@@ -54,11 +63,17 @@ final class HTTP1Connection: IOHandler {
     /// decoding); offered again before ``pending`` on resume.
     private(set) var pendingBody: Range<Int>?
     /// Body bytes read straight into the consumer's next array, not yet handed over.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var directChunk = DirectBodyChunk()
     /// Fires when no chunk filled for ``directChunkFlushDelay``: lowers a raised ``lowWater``
     /// and hands a part-filled ``directChunk`` over.
     var directChunkTimer: TimerID?
     /// Raised while a large body arrives fast, so epoll wakes the loop less often.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var lowWater = ReceiveLowWaterMark()
     /// Set while a download cap holds reading back (HTTP1Connection+RateLimit.swift): fires
     /// when the cap has bytes again.

@@ -55,19 +55,31 @@ package final class EventLoop: @unchecked Sendable, CustomStringConvertible {
     private let threadStarted = Atomic<Bool>(false)
 
     // Loop-thread state.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var timers = TimerQueue()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var registrations: [Int32: Registration] = [:]
     private var lastGeneration: UInt32 = 0
     /// Descriptors deregistered this turn whose epoll entry the kernel still holds. A handler
     /// that passes its descriptor on (connector, then TLS handshake, then HTTP connection)
     /// registers it again in the same turn: one `EPOLL_CTL_MOD` then, not a DEL and an ADD.
     /// The rest leave epoll before the loop waits again (``forgetUnwatched()``).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var unwatched: [Int32] = []
     /// The task array of the round before, emptied, for the inbox to fill next: the two take
     /// turns, so queueing a task does not allocate an array every round.
     private var spareTaskArray: [@Sendable () -> Void] = []
     private let events: UnsafeMutableBufferPointer<epoll_event>
     /// Buffers ended connections gave back, for the next ones (`EventLoop+Buffers.swift`).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var spares = SpareBuffers()
 
     /// Creates a loop. Its thread starts with its first task (``execute(_:)``): until then

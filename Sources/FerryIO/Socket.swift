@@ -15,6 +15,9 @@ import Glibc
 /// memory); two threads must never use one socket at once.
 package final class Socket: @unchecked Sendable, CustomStringConvertible {
     /// The descriptor, or -1 once closed (calls then fail with `EBADF`).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     package private(set) var fd: Int32
 
     /// Takes ownership of `fd`, which must already be non-blocking (for example one end of a

@@ -7,16 +7,33 @@ import HTTPTypes
 /// never share a connection.
 package struct PoolKey: Hashable, Sendable, CustomStringConvertible {
     /// `http` or `https`.
-    package var scheme: String
+    package let scheme: String
     /// Host name or address literal, lower-cased, without brackets: the origin's, or for
     /// ``PoolRoute/forwardingProxy`` the proxy's.
-    package var host: String
+    package let host: String
     /// TCP port, the origin's or (forwarding) the proxy's.
-    package var port: Int
+    package let port: Int
     /// The TLS context for `https`; compared by identity.
-    package var tls: TLSClientContext?
+    package var tls: TLSClientContext? {
+        didSet { identity = Self.identity(affinity: loopAffinity, tls: tls, route: route) }
+    }
     /// How connections reach ``host``.
-    package var route: PoolRoute
+    package var route: PoolRoute {
+        didSet {
+            loopAffinity = Self.affinity(scheme: scheme, host: host, port: port, route: route)
+            identity = Self.identity(affinity: loopAffinity, tls: tls, route: route)
+        }
+    }
+    /// What picks the loop that runs this key's exchanges (``HTTPClientEngine``): the origin
+    /// and the way there, without what only keeps connections apart (the TLS context, a
+    /// tunnel's CONNECT fields). One origin by one route then always runs on one loop, whatever
+    /// fields or proxy credentials a request carries, so the loop executor named for a URL
+    /// (`Session.taskExecutor(for:)`) is the loop of every exchange for it.
+    package private(set) var loopAffinity: Int
+    /// Everything ``==`` compares, hashed once: a key is made once per request and then looked
+    /// up in the pool's tables several times (hashing its strings each time cost more than the
+    /// lookups themselves).
+    private var identity: Int
 
     /// Creates a key.
     package init(scheme: String, host: String, port: Int, tls: TLSClientContext? = nil, route: PoolRoute = .direct) {
@@ -25,33 +42,22 @@ package struct PoolKey: Hashable, Sendable, CustomStringConvertible {
         self.port = port
         self.tls = tls
         self.route = route
+        loopAffinity = Self.affinity(scheme: scheme, host: self.host, port: port, route: route)
+        identity = Self.identity(affinity: loopAffinity, tls: tls, route: route)
     }
 
     /// Same scheme, host, port, route and TLS context object.
     package static func == (lhs: PoolKey, rhs: PoolKey) -> Bool {
-        lhs.scheme == rhs.scheme && lhs.host == rhs.host && lhs.port == rhs.port && lhs.tls === rhs.tls
-            && lhs.route == rhs.route
+        lhs.identity == rhs.identity && lhs.scheme == rhs.scheme && lhs.host == rhs.host && lhs.port == rhs.port
+            && lhs.tls === rhs.tls && lhs.route == rhs.route
     }
 
-    /// Hashes what ``==`` compares (a direct route adds nothing: it is hashed on every request).
+    /// Hashes what ``==`` compares (computed when the key was made).
     package func hash(into hasher: inout Hasher) {
-        hasher.combine(scheme)
-        hasher.combine(host)
-        hasher.combine(port)
-        hasher.combine(tls.map(ObjectIdentifier.init))
-        switch route {
-        case .direct: break
-        case .forwardingProxy: hasher.combine(1)
-        case .tunnel(let proxy): hasher.combine(proxy)
-        }
+        hasher.combine(identity)
     }
 
-    /// What picks the loop that runs this key's exchanges (``HTTPClientEngine``): the origin
-    /// and the way there, without what only keeps connections apart (the TLS context, a
-    /// tunnel's CONNECT fields). One origin by one route then always runs on one loop, whatever
-    /// fields or proxy credentials a request carries, so the loop executor named for a URL
-    /// (`Session.taskExecutor(for:)`) is the loop of every exchange for it.
-    package var loopAffinity: Int {
+    private static func affinity(scheme: String, host: String, port: Int, route: PoolRoute) -> Int {
         var hasher = Hasher()
         hasher.combine(scheme)
         hasher.combine(host)
@@ -63,6 +69,16 @@ package struct PoolKey: Hashable, Sendable, CustomStringConvertible {
             hasher.combine(proxy.host)
             hasher.combine(proxy.port)
         }
+        return hasher.finalize()
+    }
+
+    /// The affinity (scheme, host, port and the route's proxy) and what it leaves out: the TLS
+    /// context and a tunnel's CONNECT fields.
+    private static func identity(affinity: Int, tls: TLSClientContext?, route: PoolRoute) -> Int {
+        var hasher = Hasher()
+        hasher.combine(affinity)
+        hasher.combine(tls.map(ObjectIdentifier.init))
+        if case .tunnel(let proxy) = route { hasher.combine(proxy.connectFields) }
         return hasher.finalize()
     }
 

@@ -42,4 +42,36 @@ struct PoolKeyTests {
             #expect(key.loopAffinity != base.loopAffinity, "\(key)")
         }
     }
+
+    @Test func aKeyChangedAfterItWasMadeHashesAndComparesAsOneMadeThatWay() throws {
+        let context = try TLSClientContext(configuration: TLSConfiguration())
+        var credentials = HTTPFields()
+        credentials[.proxyAuthorization] = "Basic dXNlcjpwYXNz"
+        // What Session and RequestPreparation do: the TLS context and the route set afterwards.
+        var changed = PoolKey(scheme: "https", host: "Example.test", port: 443)
+        changed.tls = context
+        changed.route = Self.tunnel(credentials)
+        let made = PoolKey(scheme: "https", host: "example.test", port: 443, tls: context, route: Self.tunnel(credentials))
+        #expect(changed == made)
+        #expect(changed.hashValue == made.hashValue)
+        #expect(changed.loopAffinity == made.loopAffinity)
+        #expect(Set([changed, made]).count == 1)
+
+        // Each change moves the key away from the one it was.
+        var other = changed
+        other.tls = nil
+        #expect(other != made)
+        other.tls = context
+        #expect(other == made && other.hashValue == made.hashValue)
+        other.route = .forwardingProxy
+        #expect(other != made && other.loopAffinity != made.loopAffinity)
+        other.route = Self.tunnel(credentials)
+        #expect(other == made && other.loopAffinity == made.loopAffinity)
+        other.route = Self.tunnel()
+        #expect(other != made, "another CONNECT credential, another connection")
+        #expect(other.loopAffinity == made.loopAffinity, "but the same loop")
+        var table = [made: 1]
+        table[changed, default: 0] += 1
+        #expect(table == [made: 2])
+    }
 }

@@ -93,7 +93,7 @@ struct DigestChallenge: Sendable, Equatable {
     ///   character in the URI or cnonce).
     func authorization(user: String, password: String, method: String, uri: String, nonceCount: UInt32,
                        cnonce: String) throws(AuthenticationFailure) -> String {
-        guard HTTPSyntax.isToken(method.utf8) else { throw .invalidCharacter("method") }
+        guard HTTPSyntax.isToken(method) else { throw .invalidCharacter("method") }
         guard HTTPSyntax.isFieldValue(uri.utf8) else { throw .invalidCharacter("uri") }
         guard HTTPSyntax.isFieldValue(cnonce.utf8) else { throw .invalidCharacter("cnonce") }
         let hash = algorithm.hash

@@ -96,6 +96,25 @@ package enum HTTPSyntax {
         !bytes.isEmpty && bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 
+    /// Whether a string's UTF-8 is a token, read where it is stored: walking `String.UTF8View`
+    /// generically costs several times more per byte than the buffer.
+    package static func isToken(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isToken($0) }
+    }
+
+    /// Whether a string's UTF-8 is a request target, read where it is stored.
+    package static func isRequestTarget(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isRequestTarget($0) }
+    }
+
+    /// Appends a string's UTF-8 to `buffer` in one copy.
+    package static func append(_ text: String, to buffer: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+    }
+
     /// The value of a hexadecimal digit, or `nil` (RFC 9112 §7.1 chunk-size is `1*HEXDIG`).
     @inline(__always)
     package static func hexValue(_ byte: UInt8) -> Int64? {

@@ -26,10 +26,10 @@ package enum RequestEncoder {
     package static func encodeHead(_ head: RequestHead, into buffer: inout [UInt8]) throws(RequestEncodingError) {
         // MARK: Validate everything first.
         let method = head.method.rawValue
-        guard HTTPSyntax.isToken(method.utf8) else {
+        guard HTTPSyntax.isToken(method) else {
             throw RequestEncodingError(.invalidMethod, detail: method)
         }
-        guard HTTPSyntax.isRequestTarget(head.target.utf8) else {
+        guard HTTPSyntax.isRequestTarget(head.target) else {
             throw RequestEncodingError(.invalidRequestTarget, detail: head.target)
         }
         var hostOverride: Int? = nil
@@ -39,7 +39,7 @@ package enum RequestEncoder {
             let field = head.headerFields[index]
             // swift-http-types validates names and legalizes String values, but values built
             // from bytes or decoded keep what they were given: check the bytes we will write.
-            guard HTTPSyntax.isToken(field.name.rawName.utf8) else {
+            guard HTTPSyntax.isToken(field.name.rawName) else {
                 throw RequestEncodingError(.invalidFieldName, detail: field.name.rawName)
             }
             let valueLength = field.withUnsafeBytesOfValue { bytes in
@@ -57,7 +57,7 @@ package enum RequestEncoder {
         }
         if hostOverride == nil {
             // Host is uri-host [":" port] (RFC 9110 §7.2): visible ASCII only, never empty.
-            guard HTTPSyntax.isRequestTarget(head.host.utf8) else {
+            guard HTTPSyntax.isRequestTarget(head.host) else {
                 throw RequestEncodingError(.invalidHost, detail: head.host)
             }
         }
@@ -67,14 +67,14 @@ package enum RequestEncoder {
 
         // MARK: Write.
         buffer.reserveCapacity(buffer.count + method.utf8.count + head.target.utf8.count + head.host.utf8.count + fieldBytes + 64)
-        buffer.append(contentsOf: method.utf8)
+        HTTPSyntax.append(method, to: &buffer)
         buffer.append(HTTPSyntax.space)
-        buffer.append(contentsOf: head.target.utf8)
+        HTTPSyntax.append(head.target, to: &buffer)
         buffer.append(contentsOf: " HTTP/1.1\r\nHost: ".utf8)
         if let hostOverride {
             head.headerFields[hostOverride].withUnsafeBytesOfValue { buffer.append(contentsOf: $0) }
         } else {
-            buffer.append(contentsOf: head.host.utf8)
+            HTTPSyntax.append(head.host, to: &buffer)
         }
         buffer.append(contentsOf: HTTPSyntax.crlf)
         var cookiesWritten = false
@@ -86,7 +86,7 @@ package enum RequestEncoder {
                 cookiesWritten = true
                 continue
             }
-            buffer.append(contentsOf: field.name.rawName.utf8)
+            HTTPSyntax.append(field.name.rawName, to: &buffer)
             buffer.append(HTTPSyntax.colon)
             buffer.append(HTTPSyntax.space)
             field.withUnsafeBytesOfValue { buffer.append(contentsOf: $0) }

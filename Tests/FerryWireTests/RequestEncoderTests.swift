@@ -165,4 +165,19 @@ import Testing
         #expect(HTTPSyntax.isFieldValue(Array("a\tb c \u{E9}".utf8)))
         #expect(!HTTPSyntax.isRequestTarget(Array("/a b".utf8)))
     }
+
+    /// The string forms read the string's own storage: small (inline) and large (heap)
+    /// strings, and a string bridged from a substring, answer as the byte forms do.
+    @Test func stringFormsAnswerAsTheByteForms() {
+        let long = "/" + String(repeating: "segment/", count: 8) + "end?q=1"
+        let samples = ["GET", "M-SEARCH", "GE T", "", ":authority", "X(A)", "/a b", "/", "/1k.bin", long,
+                       long + " ", "caf\u{E9}", String("xx/ok?a=b".dropFirst(2)), "a\u{0}b", "tab\there"]
+        for text in samples {
+            #expect(HTTPSyntax.isToken(text) == HTTPSyntax.isToken(Array(text.utf8)), "\(text)")
+            #expect(HTTPSyntax.isRequestTarget(text) == HTTPSyntax.isRequestTarget(Array(text.utf8)), "\(text)")
+            var buffer: [UInt8] = [0x2A]
+            HTTPSyntax.append(text, to: &buffer)
+            #expect(buffer == [0x2A] + Array(text.utf8), "\(text)")
+        }
+    }
 }

@@ -35,14 +35,16 @@ final class Exchange {
     /// The trailer section of the response, once it ended.
     private var trailers: HTTPFields = [:]
 
-    init(request: ExchangeRequest, delegate: any ExchangeDelegate, pool: ConnectionPool, loop: EventLoop) {
-        self.request = request
+    init(request: consuming ExchangeRequest, delegate: any ExchangeDelegate, pool: ConnectionPool, loop: EventLoop) {
         self.delegate = delegate
         self.pool = pool
         self.loop = loop
-        self.metrics = ExchangeMetrics(start: .now())
+        var metrics = ExchangeMetrics(start: .now())
         metrics.isProxyConnection = request.key.isProxied
+        self.metrics = metrics
         self.head = request.head
+        // Last: the request moves in rather than being copied.
+        self.request = request
     }
 
     /// The head as sent: the request's head with framing decided from the body. Set once in

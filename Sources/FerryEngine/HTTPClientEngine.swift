@@ -55,7 +55,7 @@ package final class HTTPClientEngine: Sendable {
     ///   start, so a caller that keeps it has it before the first delegate call needs it.
     /// - Returns: A handle to cancel the exchange or resume a paused body.
     /// After ``shutdown()`` the delegate fails at once, on the calling thread, as cancelled.
-    package func execute(_ request: ExchangeRequest, delegate: any ExchangeDelegate & Sendable,
+    package func execute(_ request: consuming ExchangeRequest, delegate: any ExchangeDelegate & Sendable,
                          handleReady: (ExchangeHandle) -> Void = { _ in }) -> ExchangeHandle {
         guard !isShutDown.load(ordering: .acquiring) else {
             delegate.exchangeDidFail(EngineError(.cancelled), metrics: ExchangeMetrics(start: .now()))
@@ -71,10 +71,12 @@ package final class HTTPClientEngine: Sendable {
         }
         let handle = ExchangeHandle(loop: loop)
         handleReady(handle)
+        // Made here, where the request can be moved into it, and touched only on its loop from
+        // then on: built inside the closure, it copied the request out of the closure's capture.
+        let exchange = LoopBound(Exchange(request: request, delegate: delegate, pool: pool.value, loop: loop))
         let accepted = loop.execute {
-            let exchange = Exchange(request: request, delegate: delegate, pool: pool.value, loop: loop)
-            handle.attach(exchange)
-            exchange.start()
+            handle.attach(exchange.value)
+            exchange.value.start()
         }
         // The engine shut down between the check above and now: nothing will run the exchange.
         if !accepted { delegate.exchangeDidFail(EngineError(.cancelled), metrics: ExchangeMetrics(start: .now())) }

@@ -249,7 +249,7 @@ public class SessionTask: @unchecked Sendable {
             // The handle is kept before the exchange can start: a decision about its response
             // (a delegate's, from any thread) finds it however fast the response came.
             var cancelNow = false
-            let handle = engine.execute(exchange, delegate: self) { handle in
+            let handle = engine.execute(consume exchange, delegate: self) { handle in
                 cancelNow = core.withLock { core -> Bool in
                     core.handle = handle
                     return core.machine.publicState == .canceling

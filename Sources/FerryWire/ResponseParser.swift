@@ -83,11 +83,22 @@ package struct ResponseParser: Sendable {
     private(set) var maxLineLength: Int
 
     /// Where the parser is.
-    var state: State = .idle
+    var state: State = .idle {
+        didSet {
+            switch state {
+            case .statusLine, .fieldLines: isReadingHead = true
+            default: isReadingHead = false
+            }
+        }
+    }
+    // What a connection asks its parser on every read is stored, not computed: a getter called
+    // across the module boundary on a parser kept in a class copied the whole parser.
+    /// Whether the parser is reading a response head: its status line or field lines.
+    package private(set) var isReadingHead = false
+    /// Bytes consumed since ``expectResponse(to:)``, interim responses included.
+    package private(set) var bytesConsumedInResponse = 0
     /// The method of the request being answered (HEAD and CONNECT change framing).
     var requestMethod: HTTPRequest.Method = .get
-    /// Offset of the next unread byte, since ``expectResponse(to:)``.
-    var consumed = 0
     /// Interim (1xx, not 101) responses consumed since ``expectResponse(to:)``: a `100
     /// Continue` tells a client holding its body that the server wants it (RFC 9110 §10.1.1).
     package internal(set) var interimResponses = 0
@@ -132,24 +143,13 @@ package struct ResponseParser: Sendable {
         return false
     }
 
-    /// Whether the parser is reading a response head: its status line or field lines.
-    package var isReadingHead: Bool {
-        switch state {
-        case .statusLine, .fieldLines: true
-        default: false
-        }
-    }
-
-    /// Bytes consumed since ``expectResponse(to:)``, interim responses included.
-    package var bytesConsumedInResponse: Int { consumed }
-
     /// Prepares for the response to a request sent with `method`. Call before each response;
     /// it also clears a failed state.
     /// - Parameter method: The request method (HEAD and CONNECT change framing, RFC 9112 §6.3).
     package mutating func expectResponse(to method: HTTPRequest.Method) {
         requestMethod = method
         state = .statusLine
-        consumed = 0
+        bytesConsumedInResponse = 0
         interimResponses = 0
         lineStart = 0
         sectionStart = 0
@@ -171,8 +171,8 @@ package struct ResponseParser: Sendable {
         from index: inout Int
     ) throws(HTTPParseError) -> Event {
         precondition(index >= 0 && index <= input.count, "index outside input")
-        let base = consumed &- index
-        defer { consumed = base &+ index }
+        let base = bytesConsumedInResponse &- index
+        defer { bytesConsumedInResponse = base &+ index }
         do throws(HTTPParseError) {
             while true {
                 if let event = try step(input, &index, base) { return event }
@@ -202,7 +202,7 @@ package struct ResponseParser: Sendable {
     package mutating func bodyBytesReadDirectly(_ count: Int) {
         let taken = Int64(count)
         precondition(taken >= 0 && taken <= bodyBytesReadableDirectly, "more body bytes than the framing allows")
-        consumed &+= count
+        bytesConsumedInResponse &+= count
         switch state {
         case .fixedBody(let remaining): state = remaining == taken ? .endPending : .fixedBody(remaining: remaining - taken)
         case .chunkData(let remaining): state = remaining == taken ? .chunkDataCR : .chunkData(remaining: remaining - taken)
@@ -226,12 +226,12 @@ package struct ResponseParser: Sendable {
             state = .idle
             return .end(trailers: takeFields())
         case .statusLine, .fieldLines:
-            let error = HTTPParseError(.incompleteHead, offset: consumed)
+            let error = HTTPParseError(.incompleteHead, offset: bytesConsumedInResponse)
             state = .failed(error)
             throw error
         case .fixedBody, .chunkSize, .chunkExtension, .chunkSizeLF, .chunkData, .chunkDataCR, .chunkDataLF,
             .trailerLines:
-            let error = HTTPParseError(.incompleteBody, offset: consumed)
+            let error = HTTPParseError(.incompleteBody, offset: bytesConsumedInResponse)
             state = .failed(error)
             throw error
         }

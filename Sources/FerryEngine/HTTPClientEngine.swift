@@ -73,10 +73,14 @@ package final class HTTPClientEngine: Sendable {
         handleReady(handle)
         // Made here, where the request can be moved into it, and touched only on its loop from
         // then on: built inside the closure, it copied the request out of the closure's capture.
+        // Its metrics start now, when the engine accepts the request (the hand-over counts).
         let exchange = LoopBound(Exchange(request: request, delegate: delegate, pool: pool.value, loop: loop))
         let accepted = loop.execute {
-            handle.attach(exchange.value)
-            exchange.value.start()
+            // The exchange holds its pool unowned: the task keeps the pool alive until it ran.
+            withExtendedLifetime(pool) {
+                handle.attach(exchange.value)
+                exchange.value.start()
+            }
         }
         // The engine shut down between the check above and now: nothing will run the exchange.
         if !accepted { delegate.exchangeDidFail(EngineError(.cancelled), metrics: ExchangeMetrics(start: .now())) }

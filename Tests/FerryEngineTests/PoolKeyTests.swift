@@ -47,14 +47,18 @@ struct PoolKeyTests {
         let context = try TLSClientContext(configuration: TLSConfiguration())
         var credentials = HTTPFields()
         credentials[.proxyAuthorization] = "Basic dXNlcjpwYXNz"
-        // What Session and RequestPreparation do: the TLS context and the route set afterwards.
-        var changed = PoolKey(scheme: "https", host: "Example.test", port: 443)
-        changed.tls = context
-        changed.route = Self.tunnel(credentials)
         let made = PoolKey(scheme: "https", host: "example.test", port: 443, tls: context, route: Self.tunnel(credentials))
+        // What RequestPreparation and then Session do: the route set, then the TLS context.
+        var changed = PoolKey(scheme: "https", host: "Example.test", port: 443)
+        changed.route = Self.tunnel(credentials)
+        let routed = changed
+        #expect(routed.hashValue == PoolKey(scheme: "https", host: "example.test", port: 443,
+                                            route: Self.tunnel(credentials)).hashValue)
+        changed.tls = context
         #expect(changed == made)
-        #expect(changed.hashValue == made.hashValue)
-        #expect(changed.loopAffinity == made.loopAffinity)
+        #expect(changed.hashValue == made.hashValue, "the TLS context is part of the hash once set")
+        #expect(changed.hashValue != routed.hashValue)
+        #expect(changed.loopAffinity == made.loopAffinity && changed.loopAffinity == routed.loopAffinity)
         #expect(Set([changed, made]).count == 1)
 
         // Each change moves the key away from the one it was.

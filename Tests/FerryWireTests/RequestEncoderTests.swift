@@ -167,7 +167,7 @@ import Testing
     }
 
     /// The string forms read the string's own storage: small (inline) and large (heap)
-    /// strings, and a string bridged from a substring, answer as the byte forms do.
+    /// strings, and one made from a substring, answer as the byte forms do.
     @Test func stringFormsAnswerAsTheByteForms() {
         let long = "/" + String(repeating: "segment/", count: 8) + "end?q=1"
         let samples = ["GET", "M-SEARCH", "GE T", "", ":authority", "X(A)", "/a b", "/", "/1k.bin", long,

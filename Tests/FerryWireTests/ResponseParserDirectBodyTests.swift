@@ -46,6 +46,29 @@ import Testing
         #expect(parser.isIdle)
     }
 
+    /// `isReadingHead` (stored, kept by `state`'s observer) through a whole exchange: an interim
+    /// response, a head split inside a field line, a chunked body with trailers, a failure.
+    @Test func isReadingHeadFollowsTheParserThroughAResponse() throws {
+        var parser = ResponseParser()
+        #expect(!parser.isReadingHead, "idle")
+        parser.expectResponse(to: .get)
+        #expect(parser.isReadingHead, "status line")
+        _ = try feed(&parser, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-En")
+        #expect(parser.isReadingHead, "in a field line, after an interim response")
+        _ = try feed(&parser, "coding: chunked\r\n\r\n3\r\nabc\r\n")
+        #expect(!parser.isReadingHead, "chunked body")
+        _ = try feed(&parser, "0\r\nX-Checksum: 1")
+        #expect(!parser.isReadingHead, "trailers are not the head")
+        let events = try feed(&parser, "\r\n\r\n")
+        #expect(events.contains { if case .end = $0 { true } else { false } })
+        #expect(!parser.isReadingHead && parser.isIdle)
+
+        parser.expectResponse(to: .get)
+        #expect(parser.isReadingHead, "the next response")
+        #expect(throws: HTTPParseError.self) { _ = try feed(&parser, "HTTP/1.1 200 OK\r\n bad\r\n") }
+        #expect(!parser.isReadingHead, "failed")
+    }
+
     @Test func chunkDataReadDirectlyThenTheFramingGoesOn() throws {
         var parser = ResponseParser()
         parser.expectResponse(to: .get)

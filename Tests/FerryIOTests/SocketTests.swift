@@ -143,7 +143,7 @@ struct SocketTests {
         try await connectRoundTrip(loopbackV6)
     }
 
-    @Test("an accepted socket is close-on-exec, non-blocking and has TCP_NODELAY from accept on")
+    @Test("an accepted socket is close-on-exec, non-blocking and has TCP_NODELAY")
     func acceptedSocketFlags() async throws {
         let listener = try Socket.listen(on: loopbackV4)
         let client = try Socket.connect(to: try listener.localAddress)

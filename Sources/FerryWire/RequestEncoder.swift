@@ -111,7 +111,7 @@ package enum RequestEncoder {
         var first = true
         for field in fields where field.name.canonicalName == "cookie" {
             if first {
-                buffer.append(contentsOf: field.name.rawName.utf8)
+                HTTPSyntax.append(field.name.rawName, to: &buffer)
                 buffer.append(contentsOf: ": ".utf8)
                 first = false
             } else {

@@ -78,8 +78,13 @@ package final class HTTPClientEngine: Sendable {
         let accepted = loop.execute {
             // The exchange holds its pool unowned: the task keeps the pool alive until it ran.
             withExtendedLifetime(pool) {
-                handle.attach(exchange.value)
-                exchange.value.start()
+                // A `cancel()` through the handle that `handleReady` gave out may have reached
+                // the loop before this task: its abort found no exchange, so it is done here.
+                if handle.attach(exchange.value) {
+                    exchange.value.abort(EngineError(.cancelled))
+                } else {
+                    exchange.value.start()
+                }
             }
         }
         // The engine shut down between the check above and now: nothing will run the exchange.
@@ -116,20 +121,29 @@ package final class HTTPClientEngine: Sendable {
 
 /// Controls one running exchange from any thread.
 package final class ExchangeHandle: @unchecked Sendable {
-    // Only touched on `loop`: set by the task that starts the exchange, which runs before any
-    // task a later `cancel()` or `resumeReading()` submits (the loop's tasks run in order).
+    // Only touched on `loop`: set by the task that starts the exchange. The handle is given
+    // out before that task is queued, so a task of `cancel()` can run first and find none:
+    // `cancelled` tells the starting task. (A `resumeReading()` cannot come first: only a
+    // callback of the started exchange pauses it.)
     // Weak: the pool or connection owns a running exchange; the exchange owns its delegate,
     // which owns this handle, so a strong reference would be a cycle.
     private weak var exchange: Exchange?
     private let loop: EventLoop?
+    private let cancelled = Atomic<Bool>(false)
 
     init(loop: EventLoop?) { self.loop = loop }
 
-    fileprivate func attach(_ exchange: Exchange) { self.exchange = exchange }
+    /// Ties the handle to its exchange, on the loop. Returns whether ``cancel()`` was called
+    /// already: the exchange must then fail as cancelled instead of starting.
+    fileprivate func attach(_ exchange: Exchange) -> Bool {
+        self.exchange = exchange
+        return cancelled.load(ordering: .acquiring)
+    }
 
     /// Cancels the exchange; its delegate then receives `exchangeDidFail` with `.cancelled`
     /// unless it already ended.
     package func cancel() {
+        cancelled.store(true, ordering: .releasing)
         loop?.execute { [self] in exchange?.abort(EngineError(.cancelled)) }
     }
 

@@ -43,6 +43,19 @@ struct EngineFlowControlTests {
 
     // MARK: - Cancellation
 
+    @Test("cancel through the handle before the exchange reached its loop: cancelled, and no connection is made")
+    func cancelBeforeTheExchangeStarted() async throws {
+        // The cancel's task reaches the loop before the one that starts the exchange.
+        let server = try ScriptedServer(scripts: [EngineTest.markerScript])
+        defer { server.shutdown() }
+        let engine = try EngineTest.makeEngine()
+        let delegate = CollectingDelegate()
+        _ = engine.execute(EngineTest.request(server), delegate: delegate) { handle in handle.cancel() }
+        #expect(await delegate.wait())
+        #expect(delegate.error?.kind == .cancelled)
+        try await EngineTest.expectNoOtherConnection(from: engine, to: server, accepted: 0)
+    }
+
     @Test("cancel while the server stalls: cancelled, and the server sees the connection closed")
     func cancelWhileAwaitingResponse() async throws {
         let server = try ScriptedServer(scripts: [[.readRequest, Self.stall]])

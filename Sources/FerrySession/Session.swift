@@ -196,13 +196,19 @@ public final class Session: Sendable {
     /// A task starts: the session keeps it until it completes.
     /// - Returns: The session-wide task delegate, for tasks without their own.
     /// - Throws: ``NetworkError/Code/sessionInvalidated`` once the session was invalidated.
-    func register(_ task: SessionTask) throws(NetworkError) -> (any SessionTaskDelegate)? {
-        let registered = registry.withLock { $0.register(task) }
+    /// - Parameter succeeding: The task takes over a registered task's exchange
+    ///   (``ResponseDisposition/becomeDownload``): a session finishing its tasks takes it too.
+    func register(_ task: SessionTask, succeeding: Bool = false) throws(NetworkError) -> (any SessionTaskDelegate)? {
+        let registered = registry.withLock { $0.register(task, succeeding: succeeding) }
         guard let registered else {
             throw NetworkError(SessionFailure.sessionInvalidated, url: task.originalRequest.url)
         }
         return registered
     }
+
+    /// The session delegate as a task delegate, for a task without its own; nil once the
+    /// session is invalidated.
+    var sessionWideTaskDelegate: (any SessionTaskDelegate)? { registry.withLock { $0.taskDelegate } }
 
     /// A task completed.
     func unregister(_ task: SessionTask) {

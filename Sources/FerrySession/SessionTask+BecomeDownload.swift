@@ -39,9 +39,12 @@ extension DownloadTask {
     /// Takes over `dataTask`'s exchange, paused at `response`'s head, and lets it read on.
     fileprivate func adopt(_ handle: ExchangeHandle, response: NetworkResponse, counts: TaskCounts, from dataTask: DataTask,
                        telling dataDelegate: any SessionDataDelegate) {
-        let (priority, description, bandwidth) = dataTask.core.withLock { ($0.priority, $0.taskDescription, $0.bandwidth) }
+        let (priority, description, bandwidth, replacedRequest) = dataTask.core.withLock {
+            ($0.priority, $0.taskDescription, $0.bandwidth, $0.replacedRequest)
+        }
         let action = core.withLock { core -> TaskStateMachine.Action in
             core.handle = handle
+            core.replacedRequest = replacedRequest
             core.response = response
             core.counts = counts
             core.priority = priority
@@ -54,7 +57,8 @@ extension DownloadTask {
             dataDelegate.session(session, dataTask: dataTask, didBecome: self)
         }
         do throws(NetworkError) {
-            _ = try session.register(self)
+            // Taken over, not new: a session finishing its tasks lets it run to its end.
+            _ = try session.register(self, succeeding: true)
             try engineSide.prepareSink(for: originalRequest)
         } catch {
             handle.cancel()

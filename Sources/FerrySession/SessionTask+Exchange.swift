@@ -193,7 +193,7 @@ extension SessionTask: ExchangeDelegate {
             core.publishProgress(uploads: uploads)
             return core.machine.bodyDelivered(outputWantsMore: wantsMore)
         }
-        if let observer = engineSide.writeObserver { reportWrite(to: observer.delegate, of: observer.task) }
+        if let observer = engineSide.downloadObserver { reportWrite(to: observer.delegate, of: observer.task) }
         switch demand {
         case .more: return .more
         case .pause: return .pause

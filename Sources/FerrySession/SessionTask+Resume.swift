@@ -197,7 +197,7 @@ extension SessionTask {
 
     /// Tells the download delegate where the file goes on from (0: from the start).
     private func tellDownloadResumed(at offset: Int64, expectedTotal: Int64?) {
-        guard let observer = engineSide.writeObserver else { return }
+        guard let observer = engineSide.downloadObserver else { return }
         toDelegate { [self] in
             observer.delegate.session(session, downloadTask: observer.task, didResumeAtOffset: offset, expectedTotalBytes: expectedTotal)
         }

@@ -190,7 +190,12 @@ public class SessionTask: @unchecked Sendable {
     /// Cancels the task. It completes with ``NetworkError/Code/cancelled`` (at once if it never
     /// started); a task that already completed is not changed.
     public func cancel() {
-        let action = core.withLock { $0.machine.cancel() }
+        let (action, neverStarted) = core.withLock { core in
+            let neverStarted = if case .created = core.machine.state { true } else { false }
+            return (core.machine.cancel(), neverStarted)
+        }
+        // Its delegate hears of it all the same, as URLSession's does.
+        if neverStarted { fixDelegate { session.sessionWideTaskDelegate } }
         run(action)
     }
 
@@ -219,19 +224,32 @@ public class SessionTask: @unchecked Sendable {
 
     /// The first resume: register with the session, open what the task writes to, start.
     private func startFirstExchange() {
-        let (own, settings) = core.withLock { core in
+        let settings = core.withLock { core in
             core.counts.bytesExpectedToSend = originalRequest.body?.knownLength
-            return (core.delegate, (core.priority, core.bandwidth))
+            return (core.priority, core.bandwidth)
         }
-        engineSide.start(delegate: own, for: self)
         do throws(NetworkError) {
-            let sessionWide = try session.register(self)
-            if own == nil, let sessionWide { engineSide.start(delegate: sessionWide, for: self) }
+            // Registered (the session keeps it until it completes) with its delegate fixed.
+            try fixDelegate { () throws(NetworkError) in try session.register(self) }
             try engineSide.prepareSink(for: originalRequest)
         } catch {
             return exchangeEnded(.failure(error), metrics: nil)
         }
         startExchange(originalRequest, settings: settings)
+    }
+
+    /// Fixes the task's delegate, as it starts or as it is cancelled before it ever started:
+    /// its own, else what `sessionWide` returns (the session's task delegate). The own one is
+    /// fixed first, so it hears of a `sessionWide` that throws.
+    private func fixDelegate<Failure: Error>(
+        sessionWide: () throws(Failure) -> (any SessionTaskDelegate)?
+    ) throws(Failure) {
+        let (own, reports) = core.withLock { core in (core.delegate, TaskEngineSide.DownloadReports(core.completion)) }
+        engineSide.start(delegate: own, reports: reports, for: self)
+        let sessionWide = try sessionWide()
+        if own == nil, let sessionWide {
+            engineSide.start(delegate: sessionWide, reports: reports, for: self)
+        }
     }
 
     /// Runs `request` as the task's next exchange: the first, or one after a redirect.

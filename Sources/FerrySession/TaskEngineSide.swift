@@ -34,9 +34,12 @@ struct TaskEngineSide {
     private(set) var delegate: (any SessionTaskDelegate)?
     /// ``delegate`` when it says which events it wants (``SelectiveTaskDelegate``).
     private(set) var selective: (any SelectiveTaskDelegate)?
-    /// The download delegate to tell of writes, and the task as it knows it.
-    private(set) var writeObserver: (delegate: any SessionDownloadDelegate, task: DownloadTask)?
-    /// When the task started (wall clock), for metrics; set by ``start(delegate:for:)``.
+    /// The download delegate to tell of writes, and the task as it knows it; nil when a
+    /// completion handler takes the file.
+    private(set) var downloadObserver: (delegate: any SessionDownloadDelegate, task: DownloadTask)?
+    /// The download delegate is handed the finished file (nobody else waits for it).
+    private var handsFileToDelegate = false
+    /// When the task started (wall clock), for metrics; set by ``start(delegate:reports:for:)``.
     private(set) var fetchStart = Date(timeIntervalSinceReferenceDate: 0)
     /// One entry per finished exchange.
     var transactions: [TransactionMetrics] = []
@@ -75,25 +78,51 @@ struct TaskEngineSide {
         sink = .memory
     }
 
+    /// What a download delegate hears of, by who else waits for the task (URLSession's rules).
+    enum DownloadReports {
+        /// Its writes and the finished file: nobody else waits.
+        case writesAndFile
+        /// Its writes only: an awaiting caller takes the file.
+        case writes
+        /// Nothing: a completion handler takes the file, and the delegate gets no delivery call.
+        case none
+
+        /// What the delegate of a task that `completion` waits for hears of.
+        init(_ completion: TaskCompletion) {
+            switch completion {
+            case .none: self = .writesAndFile
+            case .waiter: self = .writes
+            case .handler: self = .none
+            }
+        }
+    }
+
     /// The task starts: the delegate is fixed from here on.
-    mutating func start(delegate: (any SessionTaskDelegate)?, for task: SessionTask) {
+    /// - Parameter reports: What a download delegate hears of.
+    mutating func start(delegate: (any SessionTaskDelegate)?, reports: DownloadReports, for task: SessionTask) {
         self.delegate = delegate
         // Cast once here, not per body write or per head.
         selective = delegate.flatMap { $0 as? any SelectiveTaskDelegate }
-        if case .file = sink, let downloadDelegate = delegate as? any SessionDownloadDelegate, let downloadTask = task as? DownloadTask {
-            writeObserver = (downloadDelegate, downloadTask)
+        if reports != .none, case .file = sink, let downloadDelegate = delegate as? any SessionDownloadDelegate,
+           let downloadTask = task as? DownloadTask {
+            downloadObserver = (downloadDelegate, downloadTask)
         } else {
-            writeObserver = nil
+            downloadObserver = nil
         }
+        handsFileToDelegate = reports == .writesAndFile
         fetchStart = Date()
     }
 
-    /// The task takes over `predecessor`'s running exchange: the same delegate, start time and
-    /// metrics so far.
+    /// The task takes over `predecessor`'s running exchange, paused at its response head: the
+    /// same delegate, start time, redirects and metrics so far, and the exchange's status.
     mutating func adopt(from predecessor: TaskEngineSide, for task: SessionTask) {
-        start(delegate: predecessor.delegate, for: task)
+        start(delegate: predecessor.delegate, reports: .writesAndFile, for: task)
         fetchStart = predecessor.fetchStart
         transactions = predecessor.transactions
+        redirectsFollowed = predecessor.redirectsFollowed
+        exchangeStatus = predecessor.exchangeStatus
+        requestReplaced = predecessor.requestReplaced
+        firstExchangeStart = predecessor.firstExchangeStart
     }
 
     /// Opens what the task writes to before any byte is requested.
@@ -275,16 +304,16 @@ struct TaskEngineSide {
         let frontEnd = FrontEnd(completion: ending.completion, sink: sink, outcome: outcome)
         let session = task.session
         let error = outcome.failureValue
+        let observer = handsFileToDelegate ? downloadObserver : nil
         self.delegate = nil
-        writeObserver = nil
+        downloadObserver = nil
         return {
             if let metrics { delegate.session(session, task: task, didFinishCollecting: metrics) }
             // A download to a destination the caller chose (`download(for:to:)`) is already
             // where it belongs: only the others are handed over.
-            if let handedOver, let downloadDelegate = delegate as? any SessionDownloadDelegate,
-               let downloadTask = task as? DownloadTask {
-                downloadDelegate.session(session, downloadTask: downloadTask,
-                                         didFinishDownloadingTo: URL(fileURLWithPath: handedOver))
+            if let handedOver, let observer {
+                observer.delegate.session(session, downloadTask: observer.task,
+                                          didFinishDownloadingTo: URL(fileURLWithPath: handedOver))
             }
             delegate.session(session, task: task, didCompleteWithError: error)
             frontEnd.run()

@@ -31,12 +31,21 @@ struct TaskRegistry {
 
     /// Registers a starting task. Returns the session-wide task delegate (wrapped: it may be
     /// nil), or nil when the session no longer takes tasks.
-    mutating func register(_ task: SessionTask) -> (any SessionTaskDelegate)?? {
-        guard case .valid = phase else { return nil }
+    /// - Parameter succeeding: The task takes over a running task's exchange: it is let in
+    ///   while the running tasks finish too.
+    mutating func register(_ task: SessionTask, succeeding: Bool) -> (any SessionTaskDelegate)?? {
+        switch phase {
+        case .valid: break
+        case .finishing where succeeding: break
+        case .finishing, .invalidated: return nil
+        }
         task.registryIndex = running.count
         running.append(task)
         return .some(sessionWideTaskDelegate)
     }
+
+    /// The session delegate as a task delegate, until the session is invalidated.
+    var taskDelegate: (any SessionTaskDelegate)? { sessionWideTaskDelegate }
 
     /// Forgets a completed task. Returns the invalidation to finish when it was the last task
     /// of a finishing session.

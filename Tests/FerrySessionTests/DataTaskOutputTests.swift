@@ -49,6 +49,49 @@ struct DataTaskOutputTests {
         }
     }
 
+    @Test func aDataTaskThatBecomesADownloadAfterARedirectHandsOverWhatItLearnt() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let delegate = RecordingDelegate(queue: session.delegateQueue, disposition: .becomeDownload)
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/redirect-to?url=/bytes/300000")))
+            task.delegate = delegate
+            task.resume()
+            #expect(await waitUntil { delegate.completion != nil })
+            #expect(delegate.completion == .some(nil))
+            let download = try #require(delegate.lastTask as? DownloadTask)
+            #expect(download.currentRequest.url.path == "/bytes/300000", "the request after the redirect")
+            #expect(download.originalRequest.url == task.originalRequest.url)
+            let metrics = try #require(delegate.metrics)
+            #expect(metrics.redirectCount == 1)
+            #expect(metrics.transactionMetrics.map(\.statusCode) == [302, 200])
+            #expect(metrics.transactionMetrics.last?.url?.path == "/bytes/300000")
+            for case .downloaded(_, let data) in delegate.events {
+                #expect(data.map(Array.init) == TestBytes.pattern(count: 300_000))
+            }
+        }
+    }
+
+    @Test func aDataTaskBecomesADownloadWhileTheSessionFinishesItsTasks() async throws {
+        try await HTTPBinServer.withServer { server in
+            let queue = DispatchQueue(label: "session-delegate")
+            let events = SessionEvents(queue: queue)
+            let session = Session(configuration: SessionTest.configuration(), delegate: events, delegateQueue: queue)
+            let holder = HoldingDelegate()
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/300000")))
+            task.delegate = holder
+            task.resume()
+            #expect(await holder.asked.wait(timeout: .seconds(30)))
+            session.finishTasksAndInvalidate()
+            holder.answer(.becomeDownload)
+            #expect(await events.invalidated.wait(timeout: .seconds(30)), "the session ends after the download")
+            let download = try #require(holder.download)
+            #expect(download.state == .completed)
+            #expect(download.error == nil, "a running transfer may finish")
+            #expect(download.countOfBytesReceived == 300_000)
+        }
+    }
+
     @Test func aDataTaskStreamsItsBodyAndKeepsItsMetrics() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())

@@ -116,6 +116,28 @@ struct SessionTaskTests {
         }
     }
 
+    @Test func cancellingBeforeResumeTellsTheTasksDelegateOrTheSessions() async throws {
+        let queue = DispatchQueue(label: "session-delegate")
+        let sessionWide = SessionEvents(queue: queue)
+        let session = Session(configuration: SessionTest.configuration(), delegate: sessionWide, delegateQueue: queue)
+        defer { session.invalidateAndCancel() }
+        // Nothing listens there: a task cancelled before it ran sends nothing.
+        let request = NetworkRequest(url: URL(string: "http://127.0.0.1:9/")!)
+        let own = RecordingDelegate(queue: queue)
+        let withOwn = session.dataTask(with: request)
+        withOwn.delegate = own
+        withOwn.cancel()
+        #expect(await waitUntil { own.completion != nil })
+        #expect(own.names == ["complete"])
+        #expect(own.completion??.code == .cancelled)
+        #expect(own.offQueueCalls == 0)
+
+        session.dataTask(with: request).cancel()
+        #expect(await waitUntil { sessionWide.tasks.completion != nil })
+        #expect(sessionWide.tasks.names == ["complete"], "only the task without its own delegate reaches the session's")
+        #expect(sessionWide.tasks.completion??.code == .cancelled)
+    }
+
     @Test func aDataTaskWithoutHandlerFeedsItsDataDelegateInOrder() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())
@@ -234,6 +256,55 @@ struct SessionTaskTests {
                 #expect(data.map(Array.init) == TestBytes.pattern(count: 3 << 20))
                 #expect(await waitUntil { !FileManager.default.fileExists(atPath: location.path) })
             }
+        }
+    }
+
+    /// A session-wide download delegate that takes (removes) every file it is handed, as one
+    /// that moves downloads where they belong would.
+    final class FileTaker: SessionDelegate, SessionDownloadDelegate {
+        let completed = AsyncEvent()
+        let handed = Atomic<Int>(0)
+        let writes = Atomic<Int>(0)
+
+        func session(_ session: Session, didBecomeInvalidWithError error: NetworkError?) {}
+        func session(_ session: Session, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+                     totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?) {
+            writes.add(1, ordering: .relaxed)
+        }
+        func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
+            handed.add(1, ordering: .relaxed)
+            try? FileManager.default.removeItem(at: location)
+        }
+        func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) { completed.set() }
+    }
+
+    @Test func aDownloadWithACompletionHandlerOrAnAwaitingCallerKeepsTheFileFromTheDelegate() async throws {
+        try await HTTPBinServer.withServer { server in
+            let queue = DispatchQueue(label: "session-delegate")
+            let taker = FileTaker()
+            let session = Session(configuration: SessionTest.configuration(), delegate: taker, delegateQueue: queue)
+            defer { session.invalidateAndCancel() }
+            let contents = Locked<Data?>(nil)
+            let result = SessionTaskTests.HandlerResult<URL>(queue: queue)
+            let handler = result.handler
+            let task = session.downloadTask(with: NetworkRequest(url: server.url("/bytes/200000"))) { location, response, error in
+                contents.withLock { $0 = location.flatMap { FileManager.default.contents(atPath: $0.path) } }
+                handler(location, response, error)
+            }
+            task.resume()
+            let (_, _, error, _) = try await result.wait()
+            #expect(error == nil)
+            #expect(contents.withLock { $0 }.map(Array.init) == TestBytes.pattern(count: 200_000), "the handler found its file")
+            #expect(await taker.completed.wait(timeout: .seconds(30)), "the delegate still hears of the completion")
+            #expect(taker.handed.load(ordering: .relaxed) == 0, "the delegate was handed no file")
+            #expect(taker.writes.load(ordering: .relaxed) == 0, "nor told of the writes")
+
+            let (location, _) = try await session.downloadTask(with: NetworkRequest(url: server.url("/bytes/1000"))).download()
+            defer { try? FileManager.default.removeItem(at: location) }
+            #expect(FileManager.default.contents(atPath: location.path).map(Array.init) == TestBytes.pattern(count: 1000),
+                    "the awaiting caller found its file")
+            #expect(taker.handed.load(ordering: .relaxed) == 0, "the delegate was handed no file")
+            #expect(taker.writes.load(ordering: .relaxed) > 0, "it hears of an awaited download's progress")
         }
     }
 

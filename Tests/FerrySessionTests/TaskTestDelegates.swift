@@ -153,6 +153,10 @@ final class AsyncDecidingDelegate: SessionDataDelegate {
 final class HoldingDelegate: SessionDataDelegate {
     let asked = AsyncEvent()
     private let handler = Locked<(@Sendable (ResponseDisposition) -> Void)?>(nil)
+    private let became = Locked<DownloadTask?>(nil)
+
+    /// The download task the data task became, once it did.
+    var download: DownloadTask? { became.withLock { $0 } }
 
     func session(_ session: Session, dataTask: DataTask, didReceive response: NetworkResponse,
                  completionHandler: @escaping @Sendable (ResponseDisposition) -> Void) {
@@ -160,7 +164,15 @@ final class HoldingDelegate: SessionDataDelegate {
         asked.set()
     }
 
+    func session(_ session: Session, dataTask: DataTask, didBecome downloadTask: DownloadTask) {
+        became.withLock { $0 = downloadTask }
+    }
+
     func allow() {
-        handler.withLock { $0 }?(.allow)
+        answer(.allow)
+    }
+
+    func answer(_ disposition: ResponseDisposition) {
+        handler.withLock { $0 }?(disposition)
     }
 }

@@ -31,6 +31,8 @@ final class Exchange {
     private var responseHead: ResponseHead?
     private var decoder: ContentDecoder?
     private var bodyBytesSent: Int64 = 0
+    /// The whole request was written (a response can come before: an early answer).
+    private var requestComplete = false
     private(set) var phase: EngineError.Phase = .connecting
     /// The trailer section of the response, once it ended.
     private var trailers: HTTPFields = [:]
@@ -178,6 +180,7 @@ final class Exchange {
     }
 
     func requestSent() {
+        requestComplete = true
         if phase == .sendingRequest { phase = .awaitingResponse }
     }
 
@@ -320,6 +323,8 @@ final class Exchange {
         metrics.end = .now()
         isDone = true
         file = nil
+        // An early answer (a 413 during the upload): the producer must not wait for ever.
+        if !requestComplete, case .stream(let source, _) = request.body { source.cancel() }
         let delegate = self.delegate
         self.delegate = nil
         delegate?.exchangeDidFinish(trailers: trailers, metrics: metrics)

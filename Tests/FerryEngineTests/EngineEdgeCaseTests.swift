@@ -35,6 +35,32 @@ struct EngineEdgeCaseTests {
         #expect(delegate.record.sentBodyBytes < Int64(Self.upload.count))
     }
 
+    @Test("an early answer while a streamed body waits for its producer: the response is delivered, the source told to stop")
+    func earlyResponseCancelsTheSource() async throws {
+        final class StalledSource: BodyChunkSource {
+            let cancelled = AsyncEvent()
+            let calls = Atomic<Int>(0)
+            func nextChunk(_ completion: @escaping @Sendable (Result<[UInt8]?, EngineError>) -> Void) {
+                // One chunk, then the producer has nothing more for now.
+                if calls.add(1, ordering: .relaxed).newValue == 1 { completion(.success(Array("abc".utf8))) }
+            }
+            func cancel() { cancelled.set() }
+        }
+        let source = StalledSource()
+        let server = try ScriptedServer(scripts: [[
+            .sleep(.milliseconds(100)),
+            .send(EngineTest.response(status: "413 Content Too Large", ["Content-Length: 4", "Connection: close"], body: "nope")),
+            .sleep(.milliseconds(300)), .close,
+        ]])
+        defer { server.shutdown() }
+        let engine = try EngineTest.makeEngine()
+        defer { engine.shutdown() }
+        let delegate = await EngineTest.run(engine, EngineTest.request(server, method: .post, body: .stream(source, length: nil)))
+        #expect(delegate.succeeded, "ended with \(delegate.record.endings)")
+        #expect(delegate.record.heads.first?.status.code == 413)
+        #expect(await source.cancelled.wait(timeout: .seconds(30)), "the producer was told to stop")
+    }
+
     @Test("an early keep-alive answer during an upload still retires the connection")
     func earlyResponseConnectionNotReused() async throws {
         let server = try ScriptedServer(scripts: [

@@ -76,6 +76,13 @@ final class ResponseBodyBuffer: Sendable {
     /// 1 GiB, 5 and 6 interleaved runs: 1 MiB held 1.0 MiB more at the peak over plain HTTP
     /// (15.6 against 14.6 MiB) and 0.6 MiB more over HTTPS, for the same CPU time.
     static let highWaterMark = 512 * 1024
+    /// The least a held chunk counts against ``highWaterMark``: about what holding one costs
+    /// beyond its bytes (an allocation, a queue slot, for a delegate a closure and a `Data`).
+    /// Without it a peer sending 1-byte chunks could have half a million of them queued.
+    static let minimumChunkCharge = 256
+
+    /// What a chunk of `count` bytes counts against ``highWaterMark`` while it is held.
+    static func charge(forChunkOf count: Int) -> Int { max(count, minimumChunkCharge) }
     /// Chunks at least this large (read straight from the socket) are worth reusing.
     static let recycledCapacityMinimum = 64 * 1024
     /// Emptied chunks kept for the producer at most: its next chunk, and the one after when it
@@ -85,6 +92,7 @@ final class ResponseBodyBuffer: Sendable {
     private struct State {
         var chunks: [[UInt8]] = []
         var head = 0
+        /// What the buffered chunks count against ``highWaterMark`` (``charge(forChunkOf:)``).
         var bufferedBytes = 0
         var ended = false
         var failure: NetworkError?
@@ -122,7 +130,7 @@ final class ResponseBodyBuffer: Sendable {
                 return (waiter, true)
             }
             let bytes = chunk.take()!
-            state.bufferedBytes += bytes.count
+            state.bufferedBytes += Self.charge(forChunkOf: bytes.count)
             state.chunks.append(bytes)
             let keepGoing = state.bufferedBytes < Self.highWaterMark
             if !keepGoing { state.paused = true }
@@ -219,7 +227,7 @@ final class ResponseBodyBuffer: Sendable {
             swap(&chunk, &state.chunks[state.head])
             state.handedOut = chunk
             state.head += 1
-            state.bufferedBytes -= chunk.count
+            state.bufferedBytes -= charge(forChunkOf: chunk.count)
             if state.head == state.chunks.count {
                 state.chunks.removeAll(keepingCapacity: true)
                 state.head = 0

@@ -205,14 +205,16 @@ extension SessionTask: ExchangeDelegate {
     /// ``ResponseBodyBuffer/highWaterMark`` unconsumed bytes the engine pauses, and it resumes
     /// once the delegate has taken all but half of it, so a slow delegate bounds memory.
     func queueForDelegate(byteCount: Int, _ call: @escaping @Sendable (Session) -> Void) -> Bool {
+        // Each call counts at least what queueing it costs, so tiny pieces stay bounded too.
+        let charge = ResponseBodyBuffer.charge(forChunkOf: byteCount)
         let queued = core.withLock { core -> Int in
-            core.bytesQueuedForDelegate += byteCount
+            core.bytesQueuedForDelegate += charge
             return core.bytesQueuedForDelegate
         }
         toDelegate { [self] in
             call(session)
             let action = core.withLock { core -> TaskStateMachine.Action in
-                core.bytesQueuedForDelegate -= byteCount
+                core.bytesQueuedForDelegate -= charge
                 guard core.bytesQueuedForDelegate < ResponseBodyBuffer.highWaterMark / 2 else { return .none }
                 return core.machine.outputDrained()
             }

@@ -92,6 +92,44 @@ struct DataTaskOutputTests {
         }
     }
 
+    /// A data delegate whose first call waits for ``open()``, and that counts the body bytes.
+    final class GatedCounter: SessionDataDelegate {
+        private let gate = DispatchSemaphore(value: 0)
+        private let received = Atomic<Int>(0)
+        var count: Int { received.load(ordering: .relaxed) }
+
+        let completed = AsyncEvent()
+
+        func open() { gate.signal() }
+
+        func session(_ session: Session, dataTask: DataTask, didReceive data: Data) {
+            if received.add(data.count, ordering: .relaxed).oldValue == 0 { _ = gate.wait(timeout: .now() + 30) }
+        }
+
+        func session(_ session: Session, task: SessionTask, didCompleteWithError error: NetworkError?) { completed.set() }
+    }
+
+    @Test func aBodyOfTinyChunksHoldsTheEngineWhileTheDataDelegateLags() async throws {
+        // 1-byte chunks, each its own delivery: their bytes alone (20,000) stay far below the
+        // output's mark, but what each queued call costs does not.
+        let pieces = 20_000
+        let response = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "1\r\nx\r\n", count: pieces) + "0\r\n\r\n"
+        let server = try ScriptedServer(scripts: [[.readRequest, .send(Array(response.utf8)), .stallUntilClosed(limit: .seconds(30))]])
+        defer { server.shutdown() }
+        let session = Session(configuration: SessionTest.configuration())
+        defer { session.invalidateAndCancel() }
+        let delegate = GatedCounter()
+        let task = session.dataTask(with: NetworkRequest(url: URL(string: "http://127.0.0.1:\(server.port)/")!))
+        task.delegate = delegate
+        task.resume()
+        #expect(await waitUntil { task.isReadingPausedForTests }, "the engine stopped reading")
+        #expect(task.countOfBytesReceived < Int64(pieces), "before the body ended")
+        delegate.open()
+        #expect(await delegate.completed.wait(timeout: .seconds(30)))
+        #expect(task.error == nil)
+        #expect(delegate.count == pieces, "every byte, after the delegate caught up")
+    }
+
     @Test func aDataTaskStreamsItsBodyAndKeepsItsMetrics() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())

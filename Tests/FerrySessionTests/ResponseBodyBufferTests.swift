@@ -43,6 +43,20 @@ struct ResponseBodyBufferTests {
         #expect(calls.abandons.load(ordering: .relaxed) == 0)
     }
 
+    @Test("tiny chunks count at least their holding cost: 1-byte chunks pause the producer after a bounded number")
+    func tinyChunksAreBounded() async throws {
+        let calls = Calls()
+        let buffer = Self.buffer(calls)
+        var appended = 1
+        while buffer.append([UInt8(truncatingIfNeeded: appended)]) { appended += 1 }
+        #expect(appended == ResponseBodyBuffer.highWaterMark / ResponseBodyBuffer.minimumChunkCharge)
+        // Taking all but half of them resumes it, as for large chunks.
+        for _ in 0..<(appended / 2) { _ = try await buffer.next() }
+        #expect(calls.resumes.load(ordering: .relaxed) == 0)
+        _ = try await buffer.next()
+        #expect(calls.resumes.load(ordering: .relaxed) == 1)
+    }
+
     @Test("a waiting consumer gets the next chunk, then the end")
     func waitingConsumer() async throws {
         let buffer = Self.buffer(Calls())

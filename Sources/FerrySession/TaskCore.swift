@@ -126,12 +126,16 @@ struct TaskCore {
                             isFinished: isFinished)
     }
 
-    /// Tells progress observers, if any (none: no work).
+    /// Tells progress observers, if any (none: no work). An observer whose sequence its
+    /// consumer dropped or stopped is let go of here.
     mutating func publishProgress(uploads: Bool) {
         guard !progressObservers.isEmpty || progressHandler != nil else { return }
         let value = progress(uploads: uploads)
         progressHandler?(value)
-        for observer in progressObservers { observer.yield(value) }
+        progressObservers.removeAll { observer in
+            if case .terminated = observer.yield(value) { return true }
+            return false
+        }
     }
 }
 

@@ -122,7 +122,8 @@ struct DataTaskOutputTests {
         let task = session.dataTask(with: NetworkRequest(url: URL(string: "http://127.0.0.1:\(server.port)/")!))
         task.delegate = delegate
         task.resume()
-        #expect(await waitUntil { task.isReadingPausedForTests }, "the engine stopped reading")
+        // (It also pauses, briefly, while the delegate allows the response: no byte came yet.)
+        #expect(await waitUntil { task.countOfBytesReceived > 0 && task.isReadingPausedForTests }, "the engine stopped reading")
         #expect(task.countOfBytesReceived < Int64(pieces), "before the body ended")
         delegate.open()
         #expect(await delegate.completed.wait(timeout: .seconds(30)))

@@ -359,6 +359,29 @@ struct SessionTaskTests {
         }
     }
 
+    @Test func progressSequencesTheirConsumersDroppedAreLetGo() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let delegate = DataTaskOutputTests.GatedCounter()
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/\(4 << 20)")))
+            task.delegate = delegate
+            for _ in 0..<100 { _ = task.progressUpdates }
+            let kept = task.progressUpdates
+            #expect(task.core.withLock { $0.progressObservers.count } == 101)
+            task.resume()
+            // The first piece holds the delegate queue; the engine goes on until its mark. (It
+            // also pauses, briefly, while the delegate allows the response: no byte came yet.)
+            #expect(await waitUntil { task.countOfBytesReceived > 0 && task.isReadingPausedForTests })
+            #expect(task.core.withLock { $0.progressObservers.count } == 1, "only the sequence still held")
+            delegate.open()
+            #expect(await delegate.completed.wait(timeout: .seconds(30)))
+            var last: TaskProgress?
+            for await update in kept { last = update }
+            #expect(last?.isFinished == true)
+        }
+    }
+
     @Test func cancellingMidBodyCompletesAsCancelled() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())

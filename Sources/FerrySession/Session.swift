@@ -210,13 +210,15 @@ public final class Session: Sendable {
     /// session is invalidated.
     var sessionWideTaskDelegate: (any SessionTaskDelegate)? { registry.withLock { $0.taskDelegate } }
 
-    /// A task completed.
-    func unregister(_ task: SessionTask) {
-        let delegate = registry.withLock { $0.unregister(task) }
-        if let delegate { shutDownAfterLastTask(announcingTo: delegate) }
+    /// A task completed. Returns, when it was the last task of a session finishing its tasks,
+    /// the invalidation to pass to ``shutDownAfterLastTask(announcingTo:)`` once the task's
+    /// own delegate calls are on their way (they come first, as URLSession's).
+    func unregister(_ task: SessionTask) -> TaskRegistry.Invalidated? {
+        registry.withLock { $0.unregister(task) }
     }
 
-    private func shutDownAfterLastTask(announcingTo delegate: TaskRegistry.Invalidated) {
+    /// Shuts the engine down and tells the delegate the session became invalid.
+    func shutDownAfterLastTask(announcingTo delegate: TaskRegistry.Invalidated) {
         // Never on a loop thread (the last task may end there): shutting down joins them.
         DispatchQueue.global().async { [self] in
             if case .success(let engine) = engine { engine.shutdown() }

@@ -296,7 +296,10 @@ public class SessionTask: @unchecked Sendable {
         }
         let ending = core.withLock { $0.finish(outcome, metrics: metrics) }
         guard let ending else { return }
-        session.unregister(self)
+        // Unregistered first (a caller woken below sees the task gone), but the session's
+        // invalidation it may bring is announced after this task's delegate calls.
+        let invalidation = session.unregister(self)
+        defer { if let invalidation { session.shutDownAfterLastTask(announcingTo: invalidation) } }
         let delegateCalls = engineSide.deliverCompletion(of: self, outcome: outcome, metrics: metrics, ending: ending)
         guard let resumeDataHandler = ending.resumeDataHandler else {
             if let delegateCalls { toDelegate(delegateCalls) }

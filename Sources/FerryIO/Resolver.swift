@@ -35,8 +35,10 @@ package final class Resolver: Sendable {
         pool.shutdown()
     }
 
-    /// Stops the worker threads after the queued lookups have run and waits for them.
-    /// Safe to call more than once. Lookups requested afterwards fail with `EAI_SYSTEM`/`ECANCELED`.
+    /// Stops the worker threads and waits for them: only for the lookups already running.
+    /// Queued lookups are not made; they, and those requested afterwards, fail with
+    /// `EAI_SYSTEM`/`ECANCELED` (so shutting down never waits for a slow DNS server once per
+    /// queued name). Safe to call more than once.
     package func shutdown() {
         pool.shutdown()
     }
@@ -44,6 +46,9 @@ package final class Resolver: Sendable {
     /// How many worker threads have been started, and how many of them wait for a lookup
     /// (for tests).
     var threads: (started: Int, idle: Int) { pool.threads }
+
+    /// Whether ``shutdown()`` was called (for tests).
+    var isShutDown: Bool { pool.isShutDown }
 
     /// Looks up `host` and calls `completion` on `loop`'s thread.
     ///
@@ -65,8 +70,8 @@ package final class Resolver: Sendable {
             return
         }
         let lookup = self.lookup
-        let submission = pool.submit {
-            let result = lookup(host, port)
+        let submission = pool.submit { cancelled in
+            let result = cancelled ? .failure(DNSError(host: host, code: EAI_SYSTEM, systemErrno: ECANCELED)) : lookup(host, port)
             loop.execute { completion.value(result) }
         }
         let refusal: Int32
@@ -116,7 +121,8 @@ package final class Resolver: Sendable {
 
 /// Threads taking jobs from a FIFO queue, started as the jobs need them, up to a maximum.
 private final class WorkerPool: Sendable {
-    typealias Job = @Sendable () -> Void
+    /// A job; `cancelled` when the pool shut down while it was queued: it should only say so.
+    typealias Job = @Sendable (_ cancelled: Bool) -> Void
 
     /// What became of a submitted job.
     enum Submission {
@@ -146,6 +152,8 @@ private final class WorkerPool: Sendable {
     }
 
     var threads: (started: Int, idle: Int) { queue.withLock { ($0.threads.count, $0.idle) } }
+
+    var isShutDown: Bool { queue.withLock(\.isShutDown) }
 
     /// Queues `job`, starting a worker for it when every started one is busy and the maximum
     /// allows another.
@@ -191,7 +199,7 @@ private final class WorkerPool: Sendable {
         while true {
             queue.withLock { $0.idle += 1 }
             available.wait()
-            let job = queue.withLock { queue -> Job? in
+            let taken = queue.withLock { queue -> (job: Job, cancelled: Bool)? in
                 queue.idle -= 1
                 guard queue.head < queue.jobs.count else { return nil }
                 let job = queue.jobs[queue.head]
@@ -201,11 +209,11 @@ private final class WorkerPool: Sendable {
                     queue.jobs.removeFirst(queue.head)
                     queue.head = 0
                 }
-                return job
+                return (job, queue.isShutDown)
             }
             // No job after a signal only happens at shutdown (one signal per thread).
-            guard let job else { return }
-            job()
+            guard let taken else { return }
+            taken.job(taken.cancelled)
         }
     }
 }

@@ -98,6 +98,43 @@ struct ResolverTests {
         #expect(throws: DNSError(host: "example.test", code: EAI_SYSTEM, systemErrno: ECANCELED)) { try result.get() }
     }
 
+    @Test("shutdown makes no queued lookup: they fail as cancelled, and only the running one is waited for")
+    func shutdownSkipsQueuedLookups() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let lookups = Atomic<Int>(0)
+        let resolver = Resolver(threadCount: 1) { _, port in
+            lookups.add(1, ordering: .relaxed)
+            _ = gate.wait(timeout: .now() + .seconds(60))  // bounded, so a failed test leaves no worker parked
+            return .success([SocketAddress(ipAddress: "192.0.2.7", port: port)!])
+        }
+        try await withLoop { loop in
+            let answers = Locked<[Result<[SocketAddress], DNSError>]>([])
+            try await loop.sync {
+                for port in 1...5 {
+                    resolver.resolve(host: "example.test", port: UInt16(port), on: loop) { result in
+                        answers.withLock { $0.append(result) }
+                    }
+                }
+            }
+            for _ in 0..<1000 where lookups.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            // The first lookup runs (held at the gate); four wait behind it.
+            let shutDown = Latch<Bool>()
+            DispatchQueue.global().async { resolver.shutdown(); shutDown.fulfill(true) }
+            for _ in 0..<1000 where !resolver.isShutDown { try await Task.sleep(for: .milliseconds(5)) }
+            gate.signal()
+            #expect(await shutDown.wait() == true)
+            #expect(lookups.load(ordering: .relaxed) == 1, "no queued lookup was made")
+            for _ in 0..<1000 where answers.withLock({ $0.count }) < 5 { try await Task.sleep(for: .milliseconds(5)) }
+            let results = answers.withLock { $0 }
+            #expect(results.count == 5, "every caller is answered")
+            #expect((try? results.first?.get())?.isEmpty == false, "the running lookup's answer")
+            let cancelled = DNSError(host: "example.test", code: EAI_SYSTEM, systemErrno: ECANCELED)
+            for result in results.dropFirst() {
+                #expect(throws: cancelled) { try result.get() }
+            }
+        }
+    }
+
     @Test("no thread starts before a name needs looking up; sequential lookups share the first")
     func threadsStartOnDemand() async throws {
         let resolver = Resolver { _, port in .success([SocketAddress(ipAddress: "192.0.2.7", port: port)!]) }

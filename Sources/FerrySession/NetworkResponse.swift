@@ -57,10 +57,10 @@ public struct NetworkResponse: Sendable, Equatable {
     /// else the URL's last path component, else `"Unknown"`, as URLSession's. Only the last
     /// path component of a suggested name is kept (`../../etc/passwd` suggests `passwd`), so it
     /// is safe to join to a directory; names that would still be unsafe (`.`, `..`, empty,
-    /// containing NUL) are not used.
+    /// containing NUL) are not used, and the next offered (`filename` after `filename*`) is.
     public var suggestedFilename: String {
         if let disposition = headerFields[.contentDisposition],
-           let name = HeaderParameters(parsing: disposition).preferredFilename.flatMap(Self.lastComponent) {
+           let name = HeaderParameters(parsing: disposition).filenames.lazy.compactMap(Self.lastComponent).first {
             return name
         }
         return Self.lastComponent(url.path(percentEncoded: false)) ?? "Unknown"

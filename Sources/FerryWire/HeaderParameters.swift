@@ -33,7 +33,13 @@ package struct HeaderParameters: Sendable, Equatable {
 
     /// `filename*` decoded, else `filename`: RFC 6266 §4.3's preference.
     package var preferredFilename: String? {
-        self["filename*"].flatMap(Self.decodeExtendedValue) ?? self["filename"]
+        filenames.first
+    }
+
+    /// The file names offered, in RFC 6266 §4.3's order of preference: `filename*` (when it
+    /// decodes), then `filename`. A caller that finds the first unusable tries the next.
+    package var filenames: [String] {
+        [self["filename*"].flatMap(Self.decodeExtendedValue), self["filename"]].compactMap { $0 }
     }
 
     package static func == (lhs: HeaderParameters, rhs: HeaderParameters) -> Bool {

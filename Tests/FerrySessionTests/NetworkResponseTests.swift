@@ -25,6 +25,9 @@ struct NetworkResponseTests {
         ("http://h/x", "attachment; filename*=UTF-8''%E2%82%AC.txt", "€.txt"),
         ("http://h/x", "attachment; filename*=UTF-8''..%2F..%2Fsecret", "secret"),
         ("http://h/x", "attachment; filename*=UTF-8''a%00b", "x"),
+        ("http://h/x", "attachment; filename*=UTF-8''a%00b; filename=\"plain.txt\"", "plain.txt"),
+        ("http://h/x", "attachment; filename=\"plain.txt\"; filename*=UTF-8''..", "plain.txt"),
+        ("http://h/x", "attachment; filename=\"plain.txt\"; filename*=UTF-8''%E2%82%AC.txt", "€.txt"),
     ] as [(String, String?, String)])
     func suggestedFilename(url: String, disposition: String?, name: String) {
         var fields = HTTPFields()

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FoundationEssentials
 import FerryEngine
 
@@ -73,11 +76,15 @@ public struct RequestBody: Sendable {
         return false
     }
 
-    /// The length when it is known without reading (memory bodies and streams that declare it).
+    /// The length when it is known without reading: memory bodies, a regular file's size now
+    /// (what its Content-Length will say, unless it changes first), streams that declare it.
     public var knownLength: Int64? {
         switch storage {
         case .bytes(let bytes): return Int64(bytes.count)
-        case .file: return nil
+        case .file(let path):
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+            return Int64(info.st_size)
         case .stream(_, let length, _): return length
         case .segments(_, let length): return length
         }

@@ -29,7 +29,9 @@ extension SessionTask: ExchangeDelegate {
         if let successor = engineSide.successor { return successor.exchangeDidSendBody(bytes: bytes, total: total, expected: expected) }
         let uploads = kind == .upload
         let sentSoFar = core.withLock { core -> Int64 in
-            core.counts.bytesSent += bytes
+            // The running exchange's count: a body sent again (after a 307, or to answer a
+            // 401) starts over, so the count never passes the body's length.
+            core.counts.bytesSent = total
             core.counts.bytesExpectedToSend = expected
             core.publishProgress(uploads: uploads)
             return core.counts.bytesSent

@@ -332,10 +332,37 @@ struct SessionTaskTests {
             let fromFile = HandlerResult<Data>(queue: session.delegateQueue)
             let fileTask = session.uploadTask(with: request, fromFile: file, completionHandler: fromFile.handler)
             fileTask.resume()
+            #expect(fileTask.countOfBytesExpectedToSend == 150_000, "known from the file's size as it starts")
             let (echoedFile, _, fileError, _) = try await fromFile.wait()
             #expect(fileError == nil)
             #expect(echoedFile.map(Array.init) == body)
             #expect(fileTask.countOfBytesSent == 150_000)
+        }
+    }
+
+    @Test func aBodySentAgainAfterA307CountsFromZero() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            var request = NetworkRequest(url: server.url("/redirect-to?url=/echo&status_code=307"))
+            request.method = .post
+            let delegate = RecordingDelegate(queue: session.delegateQueue)
+            let task = session.uploadTask(with: request, from: Data(TestBytes.pattern(count: 150_000)))
+            task.delegate = delegate
+            task.resume()
+            #expect(await waitUntil { delegate.completion != nil })
+            #expect(delegate.completion == .some(nil))
+            #expect(server.requestCount == 2, "the body went twice")
+            var sends = 0
+            for case .sentBody(_, let total, let expected) in delegate.events {
+                sends += 1
+                #expect(total <= 150_000)
+                #expect(expected == 150_000)
+            }
+            #expect(sends >= 2)
+            #expect(task.countOfBytesSent == 150_000)
+            #expect(task.progress.fractionCompleted == 1)
+            #expect(delegate.receivedData.count == 150_000, "the echo of the second request")
         }
     }
 

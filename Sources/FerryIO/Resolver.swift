@@ -36,9 +36,9 @@ package final class Resolver: Sendable {
     }
 
     /// Stops the worker threads and waits for them: only for the lookups already running.
-    /// Queued lookups are not made; they, and those requested afterwards, fail with
-    /// `EAI_SYSTEM`/`ECANCELED` (so shutting down never waits for a slow DNS server once per
-    /// queued name). Safe to call more than once.
+    /// Queued lookups are not made; they, and those requested afterwards, answer
+    /// `EAI_SYSTEM`/`ECANCELED` on their loop if it still runs (so shutting down never waits
+    /// for a slow DNS server once per queued name). Safe to call more than once.
     package func shutdown() {
         pool.shutdown()
     }

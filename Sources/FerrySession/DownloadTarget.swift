@@ -18,9 +18,9 @@ indirect enum DownloadTarget {
     /// the task fails with this error when it starts.
     case unusable(NetworkError)
 
-    /// Whether the finished file goes to the download delegate's `didFinishDownloadingTo` and
-    /// the completion handler: every download task's but one to a destination of the caller's
-    /// own, which is where it belongs already.
+    /// Whether the finished file is handed over (to the completion handler or awaiting caller,
+    /// else to the download delegate's `didFinishDownloadingTo`): every download task's but one
+    /// to a destination of the caller's own, which is where it belongs already.
     var handsOver: Bool {
         switch self {
         case .temporary, .continuing: true

@@ -69,7 +69,8 @@ public struct ResponseBody: AsyncSequence, Sendable {
 /// The hand-over between the engine (producer, on a loop thread) and a ``ResponseBody``
 /// consumer (any task). Bounded: the producer is told to pause above ``highWaterMark``.
 final class ResponseBodyBuffer: Sendable {
-    /// Unconsumed bytes above which the engine stops reading: two of the arrays a large body
+    /// Unconsumed bytes (each chunk counted at least ``minimumChunkCharge``) above which the
+    /// engine stops reading: two of the arrays a large body
     /// arrives in over TLS, one over plain TCP (`HTTP1Connection.directChunkCapacity`). The
     /// kernel's socket buffer keeps receiving while the engine pauses, so a consumer that lags
     /// for a moment costs no throughput; what more buffering would cost is memory. Measured on

@@ -207,7 +207,7 @@ public final class Session: Sendable {
     }
 
     /// The session delegate as a task delegate, for a task without its own; nil once the
-    /// session is invalidated.
+    /// session stopped taking tasks.
     var sessionWideTaskDelegate: (any SessionTaskDelegate)? { registry.withLock { $0.taskDelegate } }
 
     /// A task completed. Returns, when it was the last task of a session finishing its tasks,

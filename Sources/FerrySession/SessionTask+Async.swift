@@ -56,7 +56,7 @@ extension DownloadTask {
     /// `downloadTask` factories without a completion handler. Its delegate, if set before,
     /// receives its events. The file is the task's to hand over, as with the async calls: a
     /// temporary file, which the caller moves or removes, or the file it continued. (A
-    /// download delegate told of the file by `didFinishDownloadingTo` must leave it there.)
+    /// download delegate hears of the writes, but is not handed the file.)
     /// - Throws: ``NetworkError`` as ``Session/download(resumeFrom:delegate:)``;
     ///   `.invalidRequest` when the task was resumed or cancelled already, is awaited by another
     ///   caller, or has a completion handler.

@@ -31,7 +31,8 @@ extension SessionTask {
         engineSide.successor = download
         download.adopt(handle, response: response, counts: counts, from: dataTask, telling: dataDelegate)
         // After the download registered: a session finishing its tasks never sees none between.
-        // (Had the download been refused, this was the last task: the session ends now.)
+        // (Had the download already failed, as when its file could not be made, this was the
+        // last task: the session ends now.)
         if let invalidation = session.unregister(self) { session.shutDownAfterLastTask(announcingTo: invalidation) }
     }
 }

@@ -204,7 +204,8 @@ extension SessionTask: ExchangeDelegate {
 
     /// Queues a call to the delegate that carries `byteCount` body bytes. Returns whether the
     /// output (the delegate queue's backlog of body bytes) has room for more: above
-    /// ``ResponseBodyBuffer/highWaterMark`` unconsumed bytes the engine pauses, and it resumes
+    /// ``ResponseBodyBuffer/highWaterMark`` unconsumed bytes (each call counted at least
+    /// ``ResponseBodyBuffer/minimumChunkCharge``) the engine pauses, and it resumes
     /// once the delegate has taken all but half of it, so a slow delegate bounds memory.
     func queueForDelegate(byteCount: Int, _ call: @escaping @Sendable (Session) -> Void) -> Bool {
         // Each call counts at least what queueing it costs, so tiny pieces stay bounded too.

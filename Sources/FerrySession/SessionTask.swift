@@ -132,7 +132,8 @@ public class SessionTask: @unchecked Sendable {
 
     // MARK: - Counts and progress
 
-    /// Body bytes written to connections so far (every attempt counted).
+    /// Body bytes written so far by the running exchange: a body sent again (after a 307, or
+    /// to answer a 401) counts from 0 again, so this never passes its length.
     public var countOfBytesSent: Int64 { core.withLock { $0.counts.bytesSent } }
     /// The request body's length, when known.
     public var countOfBytesExpectedToSend: Int64? { core.withLock { $0.counts.bytesExpectedToSend } }
@@ -224,8 +225,10 @@ public class SessionTask: @unchecked Sendable {
 
     /// The first resume: register with the session, open what the task writes to, start.
     private func startFirstExchange() {
+        // Outside the lock: a file body's length takes a stat.
+        let bodyLength = originalRequest.body?.knownLength
         let settings = core.withLock { core in
-            core.counts.bytesExpectedToSend = originalRequest.body?.knownLength
+            core.counts.bytesExpectedToSend = bodyLength
             return (core.priority, core.bandwidth)
         }
         do throws(NetworkError) {
@@ -244,7 +247,7 @@ public class SessionTask: @unchecked Sendable {
     private func fixDelegate<Failure: Error>(
         sessionWide: () throws(Failure) -> (any SessionTaskDelegate)?
     ) throws(Failure) {
-        let (own, reports) = core.withLock { core in (core.delegate, TaskEngineSide.DownloadReports(core.completion)) }
+        let (own, reports) = core.withLock { core in (core.delegate, core.downloadReports) }
         engineSide.start(delegate: own, reports: reports, for: self)
         let sessionWide = try sessionWide()
         if own == nil, let sessionWide {

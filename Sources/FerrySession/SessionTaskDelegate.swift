@@ -28,7 +28,8 @@ public protocol SessionTaskDelegate: AnyObject, Sendable {
     ///   - session: The session running the task.
     ///   - task: The task.
     ///   - bytesSent: Bytes written since the last call.
-    ///   - totalBytesSent: Bytes written so far.
+    ///   - totalBytesSent: Bytes written so far by this exchange (a body sent again, after a
+    ///     307 or to answer a 401, counts from 0 again).
     ///   - totalBytesExpectedToSend: The body's length, if known.
     func session(_ session: Session, task: SessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64?)
 

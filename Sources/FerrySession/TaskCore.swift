@@ -35,6 +35,14 @@ struct TaskCore {
         guard case .created = machine.state, case .none = completion else { return false }
         return true
     }
+    /// What a download delegate hears of, by who waits for the task besides it.
+    var downloadReports: TaskEngineSide.DownloadReports {
+        switch completion {
+        case .none: .writesAndFile
+        case .waiter: .writes
+        case .handler: .none
+        }
+    }
     var progressObservers: [AsyncStream<TaskProgress>.Continuation] = []
     /// Told of every progress value, under the lock: what keeps ``foundationProgress`` current.
     var progressHandler: (@Sendable (TaskProgress) -> Void)?

@@ -9,8 +9,9 @@ import FoundationEssentials
 /// The side of a ``SessionTask`` the engine drives: where the body goes (the task's output),
 /// the delegate chosen when it started, and the metrics of its exchanges.
 ///
-/// Confined: written by the thread that resumes the task before its first exchange starts,
-/// then only by the exchange's callbacks on its loop thread, one at a time. A value stored in
+/// Confined: written by the thread that resumes the task before its first exchange starts
+/// (or that cancels a task that never started: it completed under the task's lock first, so
+/// no resume can race), then only by the exchange's callbacks on its loop thread, one at a time. A value stored in
 /// the task (not an object of its own: one allocation fewer per request).
 struct TaskEngineSide {
     /// Where response body bytes go.
@@ -78,7 +79,8 @@ struct TaskEngineSide {
         sink = .memory
     }
 
-    /// What a download delegate hears of, by who else waits for the task (URLSession's rules).
+    /// What a download delegate hears of, by who else waits for the task: with a completion
+    /// handler, no delivery call (URLSession's rule); with an awaiting caller, progress only.
     enum DownloadReports {
         /// Its writes and the finished file: nobody else waits.
         case writesAndFile
@@ -87,14 +89,6 @@ struct TaskEngineSide {
         /// Nothing: a completion handler takes the file, and the delegate gets no delivery call.
         case none
 
-        /// What the delegate of a task that `completion` waits for hears of.
-        init(_ completion: TaskCompletion) {
-            switch completion {
-            case .none: self = .writesAndFile
-            case .waiter: self = .writes
-            case .handler: self = .none
-            }
-        }
     }
 
     /// The task starts: the delegate is fixed from here on.

@@ -44,8 +44,13 @@ struct TaskRegistry {
         return .some(sessionWideTaskDelegate)
     }
 
-    /// The session delegate as a task delegate, until the session is invalidated.
-    var taskDelegate: (any SessionTaskDelegate)? { sessionWideTaskDelegate }
+    /// The session delegate as a task delegate, while the session takes tasks (for one
+    /// cancelled before it started: once the session finishes, nothing of it may come after
+    /// the invalidation).
+    var taskDelegate: (any SessionTaskDelegate)? {
+        guard case .valid = phase else { return nil }
+        return sessionWideTaskDelegate
+    }
 
     /// Forgets a completed task. Returns the invalidation to finish when it was the last task
     /// of a finishing session.

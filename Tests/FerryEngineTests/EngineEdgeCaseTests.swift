@@ -17,8 +17,8 @@ struct EngineEdgeCaseTests {
 
     // MARK: - Uploads
 
-    @Test("an early 413 while the body is still being written: the response is delivered, the upload stops")
-    func earlyResponseStopsUpload() async throws {
+    /// POSTs `body` to a server that answers 413 at once, without reading it, and closes.
+    private func postAnsweredEarly(_ body: ExchangeBody) async throws -> CollectingDelegate {
         let server = try ScriptedServer(scripts: [[
             .sleep(.milliseconds(100)),
             .send(EngineTest.response(status: "413 Content Too Large", ["Content-Length: 4", "Connection: close"], body: "nope")),
@@ -28,9 +28,15 @@ struct EngineEdgeCaseTests {
         defer { server.shutdown() }
         let engine = try EngineTest.makeEngine()
         defer { engine.shutdown() }
-        let delegate = await EngineTest.run(engine, EngineTest.request(server, method: .post, body: .bytes(Self.upload)))
+        let delegate = await EngineTest.run(engine, EngineTest.request(server, method: .post, body: body))
         #expect(delegate.succeeded, "ended with \(delegate.record.endings)")
         #expect(delegate.record.heads.first?.status.code == 413)
+        return delegate
+    }
+
+    @Test("an early 413 while the body is still being written: the response is delivered, the upload stops")
+    func earlyResponseStopsUpload() async throws {
+        let delegate = try await postAnsweredEarly(.bytes(Self.upload))
         #expect(delegate.record.body == EngineTest.bytes("nope"))
         #expect(delegate.record.sentBodyBytes < Int64(Self.upload.count))
     }
@@ -47,17 +53,7 @@ struct EngineEdgeCaseTests {
             func cancel() { cancelled.set() }
         }
         let source = StalledSource()
-        let server = try ScriptedServer(scripts: [[
-            .sleep(.milliseconds(100)),
-            .send(EngineTest.response(status: "413 Content Too Large", ["Content-Length: 4", "Connection: close"], body: "nope")),
-            .sleep(.milliseconds(300)), .close,
-        ]])
-        defer { server.shutdown() }
-        let engine = try EngineTest.makeEngine()
-        defer { engine.shutdown() }
-        let delegate = await EngineTest.run(engine, EngineTest.request(server, method: .post, body: .stream(source, length: nil)))
-        #expect(delegate.succeeded, "ended with \(delegate.record.endings)")
-        #expect(delegate.record.heads.first?.status.code == 413)
+        _ = try await postAnsweredEarly(.stream(source, length: nil))
         #expect(await source.cancelled.wait(timeout: .seconds(30)), "the producer was told to stop")
     }
 

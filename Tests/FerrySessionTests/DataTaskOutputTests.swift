@@ -66,6 +66,7 @@ struct DataTaskOutputTests {
             #expect(metrics.redirectCount == 1)
             #expect(metrics.transactionMetrics.map(\.statusCode) == [302, 200])
             #expect(metrics.transactionMetrics.last?.url?.path == "/bytes/300000")
+            #expect(delegate.names.contains("downloaded"))
             for case .downloaded(_, let data) in delegate.events {
                 #expect(data.map(Array.init) == TestBytes.pattern(count: 300_000))
             }

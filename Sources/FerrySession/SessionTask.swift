@@ -247,7 +247,9 @@ public class SessionTask: @unchecked Sendable {
     private func fixDelegate<Failure: Error>(
         sessionWide: () throws(Failure) -> (any SessionTaskDelegate)?
     ) throws(Failure) {
-        let (own, reports) = core.withLock { core in (core.delegate, core.downloadReports) }
+        // Only a download has reports to decide: reading the completion costs a generic copy.
+        let isDownload = kind == .download
+        let (own, reports) = core.withLock { core in (core.delegate, isDownload ? core.downloadReports : .writesAndFile) }
         engineSide.start(delegate: own, reports: reports, for: self)
         let sessionWide = try sessionWide()
         if own == nil, let sessionWide {

@@ -246,9 +246,13 @@ public final class Session: Sendable {
     /// task's `bandwidth` caps and the session's), with the session's cookies and any Basic
     /// answer it sends up front (returned, so the task counts it as tried), and the engine to
     /// run it on.
-    func prepare(_ request: NetworkRequest, priority: Float, bandwidth taskCaps: BandwidthLimits?) throws(NetworkError)
+    /// - Parameter expectingContinue: A large body may wait for `100 Continue` (false once a
+    ///   server refused the expectation with 417).
+    func prepare(_ request: NetworkRequest, priority: Float, bandwidth taskCaps: BandwidthLimits?,
+                 expectingContinue: Bool = true) throws(NetworkError)
         -> (ExchangeRequest, HTTPClientEngine, PreemptiveAuthentication.Answer?) {
         var exchange = try RequestPreparation.exchangeRequest(for: request, configuration: configuration, proxies: proxies)
+        if !expectingContinue { exchange.expectsContinueAbove = nil }
         try completeKey(&exchange.key, of: request.url)
         let engine = try runningEngine(for: request.url)
         let upFront = addHTTPState(to: &exchange.head.headerFields, for: request)

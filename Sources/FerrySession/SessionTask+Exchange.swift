@@ -62,6 +62,7 @@ extension SessionTask: ExchangeDelegate {
            let demand = handleChallenge(head, response: response, request: runningRequest, proxy: proxy) {
             return demand
         }
+        if status == 417, let demand = retryWithoutExpectation(runningRequest) { return demand }
         if answersContinuation(response) { return .more }
         switch deliverHead(response) {
         case .more: return .more

@@ -3,6 +3,7 @@ import Dispatch
 import FerryEngine
 import FerryIO
 import FoundationEssentials
+import HTTPTypes
 import Synchronization
 
 /// What a response the task answers itself (a redirect, an authentication challenge) leads
@@ -54,6 +55,21 @@ extension SessionTask {
                 break
             }
         }
+    }
+
+    /// A 417 answering the `Expect: 100-continue` the engine added (RFC 9110 §10.1.1: the
+    /// server will not take the request with that expectation): the request goes again
+    /// without it, once, as curl's does. Its body was held, so nothing of it was sent; a
+    /// stream is not asked for again, and a caller's own `Expect` is the caller's: the 417 is
+    /// then the task's.
+    /// - Returns: nil when the response is the task's; else what the engine should do.
+    func retryWithoutExpectation(_ request: NetworkRequest) -> BodyDemand? {
+        guard !engineSide.expectationRefused, request.headerFields[.expect] == nil, request.body?.isStream != true,
+              let threshold = session.configuration.expectContinueThreshold,
+              let length = request.body?.knownLength, length > threshold else { return nil }
+        engineSide.expectationRefused = true
+        engineSide.followUp = .send(request, isRedirect: false)
+        return .more
     }
 
     /// `request` with a body that can be sent again: a stream was read by the exchange that

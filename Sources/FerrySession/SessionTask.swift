@@ -262,7 +262,8 @@ public class SessionTask: @unchecked Sendable {
     func startExchange(_ request: NetworkRequest, settings: (priority: Float, bandwidth: BandwidthLimits?)? = nil) {
         let (priority, bandwidth) = settings ?? core.withLock { ($0.priority, $0.bandwidth) }
         do throws(NetworkError) {
-            let (exchange, engine, upFront) = try session.prepare(request, priority: priority, bandwidth: bandwidth)
+            let (exchange, engine, upFront) = try session.prepare(
+                request, priority: priority, bandwidth: bandwidth, expectingContinue: !engineSide.expectationRefused)
             if let upFront { engineSide.authentication.sendingUpFront(upFront) }
             // Cancelled meanwhile: the exchange must not start (a fast one could finish, and
             // send what the caller no longer wants, before the cancellation reached it).

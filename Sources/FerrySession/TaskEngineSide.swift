@@ -60,6 +60,8 @@ struct TaskEngineSide {
     /// Whether a follow-up replaced the original request (the common task never reads
     /// ``SessionTask/currentRequest``'s lock).
     var requestReplaced = false
+    /// A server refused the `Expect: 100-continue` with 417: later exchanges go without it.
+    var expectationRefused = false
     /// The HTTP authentication this task has tried so far.
     var authentication = TaskAuthentication()
     /// When the first exchange started: the task's time zero for metrics across redirects.

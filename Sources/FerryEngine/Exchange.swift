@@ -59,17 +59,22 @@ final class Exchange {
     private var expectedBodyLength: Int64? = 0
     /// The head carries `Expect: 100-continue`: the body waits for the server's go-ahead.
     private(set) var awaitsContinue = false
+    /// The engine added that `Expect` (the caller set none): a 417 refuses the engine's
+    /// expectation, not the caller's.
+    private var addedExpectation = false
 
     /// Adds `Expect: 100-continue` to a head whose body is longer than `threshold` or of
-    /// unknown length (unless the caller set an `Expect` itself). Returns whether the head now
-    /// expects `100 Continue` (the caller's own `100-continue` counts).
-    static func announcesContinue(_ head: inout RequestHead, length: Int64?, threshold: Int64?) -> Bool {
+    /// unknown length (unless the caller set an `Expect` itself).
+    /// - Returns: whether the head now expects `100 Continue` (the caller's own `100-continue`
+    ///   counts), and whether this call added the field.
+    static func announcesContinue(_ head: inout RequestHead, length: Int64?, threshold: Int64?)
+        -> (awaits: Bool, added: Bool) {
         // Most requests have no body: decided without looking at a field.
-        guard length != 0 else { return false }
-        if let expect = head.headerFields[.expect] { return expect.lowercased() == "100-continue" }
-        guard let threshold, length.map({ $0 > threshold }) ?? true else { return false }
+        guard length != 0 else { return (false, false) }
+        if let expect = head.headerFields[.expect] { return (expect.lowercased() == "100-continue", false) }
+        guard let threshold, length.map({ $0 > threshold }) ?? true else { return (false, false) }
         head.headerFields[.expect] = "100-continue"
-        return true
+        return (true, true)
     }
 
     // MARK: - Lifecycle
@@ -95,7 +100,8 @@ final class Exchange {
         case .contentLength(let length): expectedBodyLength = length
         case .chunked: expectedBodyLength = nil
         }
-        awaitsContinue = Self.announcesContinue(&head, length: expectedBodyLength, threshold: request.expectsContinueAbove)
+        (awaitsContinue, addedExpectation) = Self.announcesContinue(
+            &head, length: expectedBodyLength, threshold: request.expectsContinueAbove)
         do throws(RequestEncodingError) {
             try RequestEncoder.encodeHead(head, into: &encodedHead)
         } catch {
@@ -170,7 +176,7 @@ final class Exchange {
         metrics.remotePort = facts.remotePort
         metrics.tls = facts.tls
         metrics.requestHeadBytes = Int64(encodedHead.count)
-        delegate?.exchangeDidSendHead(head, connection: facts)
+        delegate?.exchangeDidSendHead(head, addedExpectation: addedExpectation, connection: facts)
     }
 
     func sentBody(bytes: Int) {

@@ -114,7 +114,10 @@ package enum BodyDemand: Sendable {
 /// ends it. Implementations must not block.
 package protocol ExchangeDelegate: AnyObject {
     /// The request head went out (again, if the exchange was retried on a fresh connection).
-    func exchangeDidSendHead(_ head: RequestHead, connection: ConnectionFacts)
+    /// `addedExpectation`: the engine added its `Expect: 100-continue` to the head (the body
+    /// was over ``ExchangeRequest/expectsContinueAbove`` and the caller set no `Expect`), so a
+    /// 417 refuses that expectation and the request may go again without it.
+    func exchangeDidSendHead(_ head: RequestHead, addedExpectation: Bool, connection: ConnectionFacts)
     /// Body bytes were written.
     func exchangeDidSendBody(bytes: Int64, total: Int64, expected: Int64?)
     /// The response head arrived (1xx interim responses are not reported). Answering

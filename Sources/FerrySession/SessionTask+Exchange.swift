@@ -12,7 +12,8 @@ import Synchronization
 // delegate queue, and async calls are resumed through their continuations.
 
 extension SessionTask: ExchangeDelegate {
-    package func exchangeDidSendHead(_ head: RequestHead, connection: ConnectionFacts) {
+    package func exchangeDidSendHead(_ head: RequestHead, addedExpectation: Bool, connection: ConnectionFacts) {
+        engineSide.sentEnginesExpectation = addedExpectation
         guard let delegate = engineSide.delegate else { return }
         let sent = HTTPRequest(method: head.method, scheme: nil, authority: nil, path: head.target, headerFields: head.fieldsAsSent)
         var info = ConnectionInfo(
@@ -62,7 +63,9 @@ extension SessionTask: ExchangeDelegate {
            let demand = handleChallenge(head, response: response, request: runningRequest, proxy: proxy) {
             return demand
         }
-        if status == 417, let demand = retryWithoutExpectation(runningRequest) { return demand }
+        if status == 417, engineSide.sentEnginesExpectation, let demand = retryWithoutExpectation(runningRequest, response: response) {
+            return demand
+        }
         if answersContinuation(response) { return .more }
         switch deliverHead(response) {
         case .more: return .more

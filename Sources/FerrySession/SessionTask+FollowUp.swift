@@ -59,17 +59,24 @@ extension SessionTask {
 
     /// A 417 answering the `Expect: 100-continue` the engine added (RFC 9110 §10.1.1: the
     /// server will not take the request with that expectation): the request goes again
-    /// without it, once, as curl's does. Its body was held, so nothing of it was sent; a
-    /// stream is not asked for again, and a caller's own `Expect` is the caller's: the 417 is
-    /// then the task's.
+    /// without it, once, as curl's does. Its body was held, so nothing of it was sent. A
+    /// stream's source was let go when the exchange ended, so without a delegate to give a
+    /// new one (as after a 307) the 417 is the task's.
     /// - Returns: nil when the response is the task's; else what the engine should do.
-    func retryWithoutExpectation(_ request: NetworkRequest) -> BodyDemand? {
-        guard !engineSide.expectationRefused, request.headerFields[.expect] == nil, request.body?.isStream != true,
-              let threshold = session.configuration.expectContinueThreshold,
-              let length = request.body?.knownLength, length > threshold else { return nil }
+    func retryWithoutExpectation(_ request: NetworkRequest, response: NetworkResponse) -> BodyDemand? {
+        guard !engineSide.expectationRefused else { return nil }
+        let delegate = engineSide.delegate
+        if delegate == nil && request.body?.isStream == true { return nil }
         engineSide.expectationRefused = true
-        engineSide.followUp = .send(request, isRedirect: false)
-        return .more
+        guard let delegate, request.body?.isStream == true else {
+            engineSide.followUp = .send(request, isRedirect: false)
+            return .more
+        }
+        let demand = awaitDecision()
+        withReplayableBody(request, asking: delegate) { [self] ready in
+            resumeAfterDecision(response: response) { ready.map { .send($0, isRedirect: false) } }
+        }
+        return demand
     }
 
     /// `request` with a body that can be sent again: a stream was read by the exchange that

@@ -60,7 +60,10 @@ struct TaskEngineSide {
     /// Whether a follow-up replaced the original request (the common task never reads
     /// ``SessionTask/currentRequest``'s lock).
     var requestReplaced = false
-    /// A server refused the `Expect: 100-continue` with 417: later exchanges go without it.
+    /// The running exchange's head carries the `Expect: 100-continue` the engine added.
+    var sentEnginesExpectation = false
+    /// A server refused the engine's `Expect: 100-continue` with 417: later exchanges go
+    /// without it.
     var expectationRefused = false
     /// The HTTP authentication this task has tried so far.
     var authentication = TaskAuthentication()

@@ -34,6 +34,7 @@ struct EngineExpectContinueTests {
         #expect(delegate.record.heads.first?.status == .ok)
         #expect(delegate.record.sentBodyBytes == Int64(Self.body.count))
         #expect(server.receivedRequestHeads(connection: 0).first?.value(of: "Expect") == "100-continue")
+        #expect(delegate.record.addedExpectations == [true], "the delegate learns the expectation was the engine's")
         #expect(server.mismatches.isEmpty, "\(server.mismatches)")
     }
 
@@ -57,7 +58,10 @@ struct EngineExpectContinueTests {
         defer { server.shutdown() }
         let delegate = try await upload(server, timeout: .milliseconds(50))
         #expect(delegate.succeeded, "\(String(describing: delegate.ending))")
+        // The expectation was announced and never answered, yet the whole body arrived.
+        #expect(server.receivedRequestHeads(connection: 0).first?.value(of: "Expect") == "100-continue")
         #expect(delegate.record.sentBodyBytes == Int64(Self.body.count))
+        #expect(server.receivedBytes(connection: 0).suffix(Self.body.count).elementsEqual(Self.body))
         #expect(server.mismatches.isEmpty, "\(server.mismatches)")
     }
 
@@ -68,6 +72,7 @@ struct EngineExpectContinueTests {
         let delegate = try await upload(server, threshold: threshold)
         #expect(delegate.succeeded)
         #expect(server.receivedRequestHeads(connection: 0).first?.value(of: "Expect") == nil)
+        #expect(delegate.record.addedExpectations == [false])
     }
 
     @Test("the announcement rule", arguments: [
@@ -82,7 +87,10 @@ struct EngineExpectContinueTests {
     func announcement(length: Int64?, threshold: Int64?, callerExpect: String?, expects: Bool) {
         var head = RequestHead(method: .post, target: "/", host: "h")
         if let callerExpect { head.headerFields[.expect] = callerExpect }
-        #expect(Exchange.announcesContinue(&head, length: length, threshold: threshold) == expects)
+        let announced = Exchange.announcesContinue(&head, length: length, threshold: threshold)
+        #expect(announced.awaits == expects)
+        // Only a head without the caller's own `Expect` gets the engine's.
+        #expect(announced.added == (expects && callerExpect == nil))
         if callerExpect == nil {
             #expect((head.headerFields[.expect] == "100-continue") == expects)
         }

@@ -23,6 +23,8 @@ enum ExchangeEnding: Sendable, Equatable {
 final class CollectingDelegate: ExchangeDelegate, Sendable {
     struct Record: Sendable {
         var sentHeads: [RequestHead] = []
+        /// Per sent head: whether the engine added its `Expect: 100-continue`.
+        var addedExpectations: [Bool] = []
         var connections: [ConnectionFacts] = []
         var sentBodyBytes: Int64 = 0
         var heads: [ResponseHead] = []
@@ -96,9 +98,10 @@ final class CollectingDelegate: ExchangeDelegate, Sendable {
 
     // MARK: - ExchangeDelegate
 
-    func exchangeDidSendHead(_ head: RequestHead, connection: ConnectionFacts) {
+    func exchangeDidSendHead(_ head: RequestHead, addedExpectation: Bool, connection: ConnectionFacts) {
         state.withLock {
             $0.sentHeads.append(head)
+            $0.addedExpectations.append(addedExpectation)
             $0.connections.append(connection)
         }
     }

@@ -44,6 +44,11 @@ extension SessionTask: ExchangeDelegate {
     }
 
     package func exchangeDidReceiveHead(_ head: ResponseHead) -> BodyDemand {
+        // A suspended task hears of no response: the head waits, and reading with it.
+        guard core.withLock({ $0.machine.headArrived() }) else {
+            engineSide.heldHead = head
+            return .pause
+        }
         // The URL alone: the request is copied only for a rule below that needs it.
         let response = NetworkResponse(
             url: runningRequestURL, status: head.status, headerFields: head.headerFields,
@@ -71,6 +76,15 @@ extension SessionTask: ExchangeDelegate {
         case .more: return .more
         case .pause: return .pause
         }
+    }
+
+    /// The task was resumed with a response head held: it is handled now, as if it had just
+    /// arrived (it is held again if the task was suspended once more meanwhile).
+    func deliverHeldHead() {
+        // A task cancelled meanwhile ends with its exchange; the head is nobody's.
+        guard case .running = core.withLock({ $0.machine.state }), let head = engineSide.heldHead else { return }
+        engineSide.heldHead = nil
+        if case .more = exchangeDidReceiveHead(head) { run(core.withLock { $0.machine.responseAllowed() }) }
     }
 
     /// The response head is the task's: tell the delegate, let a data delegate decide, wake a

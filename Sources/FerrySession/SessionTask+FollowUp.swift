@@ -51,7 +51,7 @@ extension SessionTask {
                 startExchange(next)
             case .completeCancelled:
                 run(.completeCancelled)
-            case .none, .resumeReading, .cancelExchange, .complete:
+            case .none, .resumeReading, .deliverHeldHead, .cancelExchange, .complete:
                 break
             }
         }

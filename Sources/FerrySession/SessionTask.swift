@@ -175,9 +175,11 @@ public class SessionTask: @unchecked Sendable {
         if tell, let observer = delegate as? any TaskLifecycleObserving { observer.taskDidResume(self) }
     }
 
-    /// Suspends the task: no more body bytes are read until ``resume()`` (the socket's
-    /// backpressure holds the server; nothing is lost). Calls are counted: each needs its
-    /// `resume()`. A task that has not started yet simply waits longer.
+    /// Suspends the task: nothing more of the response is read or delivered (a head that
+    /// arrives waits, and so does the end of a response without a body) until ``resume()``;
+    /// the socket's backpressure holds the server, and nothing is lost. A request already
+    /// handed to the engine still goes out. Calls are counted: each needs its `resume()`. A
+    /// task that has not started yet simply waits longer.
     public func suspend() {
         let (action, tell) = core.withLock { core -> (TaskStateMachine.Action, Bool) in
             guard core.observesLifecycle else { return (core.machine.suspend(), false) }
@@ -209,6 +211,9 @@ public class SessionTask: @unchecked Sendable {
             startFirstExchange()
         case .resumeReading:
             core.withLock { $0.handle }?.resumeReading()
+        case .deliverHeldHead:
+            guard let handle = core.withLock({ $0.handle }) else { return }
+            handle.onLoop { [self] in deliverHeldHead() }
         case .cancelExchange:
             guard let handle = core.withLock({ $0.handle }) else { return }
             handle.cancel()
@@ -354,6 +359,14 @@ extension SessionTask {
         core.withLock { core in
             guard case .running(let running) = core.machine.state else { return false }
             return running.readingPaused
+        }
+    }
+
+    /// Whether a response head waits for ``resume()``, for tests.
+    var isHoldingResponseHeadForTests: Bool {
+        core.withLock { core in
+            guard case .running(let running) = core.machine.state else { return false }
+            return running.headHeld
         }
     }
 }

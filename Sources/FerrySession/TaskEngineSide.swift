@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import FerryEngine
 import FerryIO
+import FerryWire
 import FoundationEssentials
 
 /// The side of a ``SessionTask`` the engine drives: where the body goes (the task's output),
@@ -60,6 +61,8 @@ struct TaskEngineSide {
     /// Whether a follow-up replaced the original request (the common task never reads
     /// ``SessionTask/currentRequest``'s lock).
     var requestReplaced = false
+    /// The response head that arrived while the task was suspended, until `resume()`.
+    var heldHead: ResponseHead?
     /// The running exchange's head carries the `Expect: 100-continue` the engine added.
     var sentEnginesExpectation = false
     /// A server refused the engine's `Expect: 100-continue` with 417: later exchanges go

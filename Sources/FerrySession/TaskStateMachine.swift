@@ -7,7 +7,10 @@
 /// that starts at 1): a task is created suspended, every `suspend()` needs a `resume()`, and a
 /// surplus `resume()` is ignored. A suspended running task stops reading: the next body bytes
 /// the engine delivers are answered with a pause, so the socket's backpressure holds the peer;
-/// reading resumes when neither the caller (suspended) nor the output (full) holds it.
+/// reading resumes when neither the caller (suspended) nor the output (full) holds it. A
+/// response head that arrives while the task is suspended is held, unread past, until
+/// `resume()` hands it back: a suspended task hears of no response, not even one without a
+/// body (whose end the engine reports only once reading resumes).
 struct TaskStateMachine: Sendable {
     /// A task whose exchange is in flight.
     struct Running: Equatable, Sendable {
@@ -22,6 +25,8 @@ struct TaskStateMachine: Sendable {
         var outputFull = false
         /// The delegate is deciding about the response head; no body byte is read meanwhile.
         var awaitingDecision = false
+        /// The response head arrived while suspended and waits for `resume()`.
+        var headHeld = false
     }
 
     enum State: Equatable, Sendable {
@@ -42,6 +47,9 @@ struct TaskStateMachine: Sendable {
         case startExchange
         /// Tell the engine to read again.
         case resumeReading
+        /// Handle the response head held while suspended (on the exchange's loop); reading
+        /// stays paused until it is handled.
+        case deliverHeldHead
         /// Stop the running exchange; it will report its end as cancelled.
         case cancelExchange
         /// The task never ran: complete it now as cancelled.
@@ -83,6 +91,11 @@ struct TaskStateMachine: Sendable {
         case .running(var running):
             guard running.suspendCount > 0 else { return .none }
             running.suspendCount -= 1
+            if running.suspendCount == 0 && running.headHeld {
+                running.headHeld = false
+                state = .running(running)
+                return .deliverHeldHead
+            }
             let action = Self.resumeIfFree(&running)
             state = .running(running)
             return action
@@ -91,7 +104,7 @@ struct TaskStateMachine: Sendable {
         }
     }
 
-    /// The caller suspended the task. Reading stops at the next body bytes.
+    /// The caller suspended the task. Reading stops at the next response head or body bytes.
     mutating func suspend() -> Action {
         switch state {
         case .created(let count):
@@ -119,7 +132,17 @@ struct TaskStateMachine: Sendable {
         }
     }
 
-    /// The response head arrived. When the delegate must decide about it first
+    /// The response head arrived, before the task looked at it. A suspended task holds it:
+    /// returns false, and reading pauses until ``resume()`` answers ``Action/deliverHeldHead``.
+    mutating func headArrived() -> Bool {
+        guard case .running(var running) = state, running.suspendCount > 0 else { return true }
+        running.headHeld = true
+        running.readingPaused = true
+        state = .running(running)
+        return false
+    }
+
+    /// The task looked at the response head. When the delegate must decide about it first
     /// (`needsDecision`), reading pauses before the first body byte.
     mutating func headReceived(needsDecision: Bool) -> Demand {
         switch state {
@@ -134,7 +157,8 @@ struct TaskStateMachine: Sendable {
         }
     }
 
-    /// The delegate allowed the response: the body may be read.
+    /// The response may be read: the delegate allowed it, or a held head was handled without
+    /// a decision.
     mutating func responseAllowed() -> Action {
         switch state {
         case .running(var running):

@@ -10,7 +10,7 @@ struct TaskStateMachineTests {
 
     /// Machines in each state the table starts from, built through events only.
     enum Start: String, CaseIterable, CustomTestStringConvertible {
-        case created, running, suspended, pausedByOutput, suspendedAndPaused, canceling, completed
+        case created, running, suspended, pausedByOutput, suspendedAndPaused, holdingHead, canceling, completed
 
         var testDescription: String { rawValue }
 
@@ -31,6 +31,10 @@ struct TaskStateMachineTests {
                 _ = machine.resume()
                 _ = machine.suspend()
                 _ = machine.bodyDelivered(outputWantsMore: true)
+            case .holdingHead:
+                _ = machine.resume()
+                _ = machine.suspend()
+                _ = machine.headArrived()
             case .canceling:
                 _ = machine.resume()
                 _ = machine.cancel()
@@ -52,6 +56,7 @@ struct TaskStateMachineTests {
         (.suspended, .none, .running),  // nothing was paused yet: reading simply goes on
         (.pausedByOutput, .none, .running),  // the output still holds it
         (.suspendedAndPaused, .resumeReading, .running),
+        (.holdingHead, .deliverHeldHead, .running),  // reading waits until the head is handled
         (.canceling, .none, .canceling),
         (.completed, .none, .completed),
     ])
@@ -67,6 +72,7 @@ struct TaskStateMachineTests {
         (.suspended, .suspended),
         (.pausedByOutput, .suspended),
         (.suspendedAndPaused, .suspended),
+        (.holdingHead, .suspended),
         (.canceling, .canceling),
         (.completed, .completed),
     ])
@@ -82,6 +88,7 @@ struct TaskStateMachineTests {
         (.suspended, .cancelExchange, .canceling),
         (.pausedByOutput, .cancelExchange, .canceling),
         (.suspendedAndPaused, .cancelExchange, .canceling),
+        (.holdingHead, .cancelExchange, .canceling),  // the held head goes with the exchange
         (.canceling, .none, .canceling),
         (.completed, .none, .completed),
     ])
@@ -100,6 +107,7 @@ struct TaskStateMachineTests {
         (.suspended, false, .pause),
         (.pausedByOutput, true, .pause),  // the output has not drained yet
         (.suspendedAndPaused, true, .pause),
+        (.holdingHead, true, .pause),
         (.canceling, false, .more),  // the exchange is being stopped anyway
         (.completed, false, .more),
     ])
@@ -114,6 +122,7 @@ struct TaskStateMachineTests {
         (.suspended, .none),
         (.pausedByOutput, .resumeReading),
         (.suspendedAndPaused, .none),  // the caller still holds it
+        (.holdingHead, .none),
         (.canceling, .none),
         (.completed, .none),
     ])
@@ -128,6 +137,7 @@ struct TaskStateMachineTests {
         (.suspended, .complete, .completed),
         (.pausedByOutput, .complete, .completed),
         (.suspendedAndPaused, .complete, .completed),
+        (.holdingHead, .complete, .completed),  // a failure (a reset, a timeout) still ends it
         (.canceling, .complete, .completed),
         (.completed, .none, .completed),
     ])
@@ -172,6 +182,55 @@ struct TaskStateMachineTests {
         #expect(machine.outputDrained() == .none)
     }
 
+    @Test("head arrived", arguments: [
+        (Start.created, true, SessionTask.State.suspended),
+        (.running, true, .running),
+        (.suspended, false, .suspended),
+        (.pausedByOutput, true, .running),
+        (.suspendedAndPaused, false, .suspended),
+        (.holdingHead, false, .suspended),
+        (.canceling, true, .canceling),
+        (.completed, true, .completed),
+    ])
+    func headArrived(start: Start, handledNow: Bool, state: SessionTask.State) {
+        var machine = start.machine
+        #expect(machine.headArrived() == handledNow)
+        #expect(machine.publicState == state)
+    }
+
+    @Test func aHeadHeldWhileSuspendedIsHandedBackByTheLastResume() {
+        var machine = Start.running.machine
+        _ = machine.suspend()
+        _ = machine.suspend()
+        #expect(machine.headArrived() == false)
+        #expect(machine.bodyDelivered(outputWantsMore: true) == .pause)
+        #expect(machine.resume() == .none, "one suspend() is still unbalanced")
+        #expect(machine.resume() == .deliverHeldHead)
+        #expect(machine.resume() == .none, "handed back once")
+        // Handled without a decision: reading resumes.
+        #expect(machine.headArrived() == true)
+        #expect(machine.headReceived(needsDecision: false) == .more)
+        #expect(machine.responseAllowed() == .resumeReading)
+        #expect(machine.responseAllowed() == .none)
+    }
+
+    @Test func aHeldHeadThatNeedsADecisionReadsNothingUntilItIsAllowed() {
+        var machine = Start.holdingHead.machine
+        #expect(machine.resume() == .deliverHeldHead)
+        #expect(machine.headArrived() == true)
+        #expect(machine.headReceived(needsDecision: true) == .pause)
+        #expect(machine.outputDrained() == .none)
+        #expect(machine.responseAllowed() == .resumeReading)
+    }
+
+    @Test func aTaskSuspendedAgainBeforeItsHeldHeadIsHandledHoldsItAgain() {
+        var machine = Start.holdingHead.machine
+        #expect(machine.resume() == .deliverHeldHead)
+        _ = machine.suspend()
+        #expect(machine.headArrived() == false)
+        #expect(machine.resume() == .deliverHeldHead)
+    }
+
     @Test("head received", arguments: [
         (Start.created, true, Machine.Demand.more),
         (.running, false, .more),
@@ -210,9 +269,33 @@ struct TaskStateMachineTests {
         #expect(machine.responseAllowed() == .none)
     }
 
+    @Test("next exchange", arguments: [
+        (Start.created, Machine.Action.none, SessionTask.State.suspended),
+        (.running, .startExchange, .running),
+        (.suspended, .startExchange, .suspended),  // suspension carries over to the next exchange
+        (.pausedByOutput, .startExchange, .running),  // a new exchange: nothing is paused yet
+        (.suspendedAndPaused, .startExchange, .suspended),
+        (.holdingHead, .startExchange, .suspended),  // (a held head's exchange has not ended)
+        (.canceling, .completeCancelled, .completed),
+        (.completed, .none, .completed),
+    ])
+    func nextExchange(start: Start, action: Machine.Action, state: SessionTask.State) {
+        var machine = start.machine
+        #expect(machine.nextExchange() == action)
+        #expect(machine.publicState == state)
+    }
+
+    @Test func theNextExchangeStartsUnpausedButStillSuspended() {
+        var machine = Start.suspendedAndPaused.machine
+        _ = machine.nextExchange()
+        #expect(machine.headArrived() == false, "its head waits for resume()")
+        #expect(machine.resume() == .deliverHeldHead)
+    }
+
     @Test("became a download", arguments: [
         (Start.created, false, SessionTask.State.suspended),
         (.running, false, .running),  // no decision pending: nothing to turn into a download
+        (.holdingHead, false, .suspended),
         (.canceling, false, .canceling),
         (.completed, false, .completed),
     ])
@@ -236,6 +319,7 @@ struct TaskStateMachineTests {
     @Test("adopting an exchange", arguments: [
         (Start.created, Machine.Action.resumeReading, SessionTask.State.running),
         (.running, .none, .running),
+        (.holdingHead, .none, .suspended),
         (.canceling, .none, .canceling),
         (.completed, .none, .completed),
     ])

@@ -100,7 +100,9 @@ public enum AuthChallengeDisposition: Sendable, Equatable {
     case performDefaultHandling
     /// Cancel: the request fails with ``NetworkError/Code/cancelled``.
     case cancelAuthenticationChallenge
-    /// Decline this protection space; for server trust, the same as the default handling.
+    /// Decline this protection space: the next one the server offered is asked about (Basic
+    /// after Digest), else the response stands; for server trust, the same as the default
+    /// handling.
     case rejectProtectionSpace
 }
 

@@ -12,7 +12,8 @@ import HTTPTypes
 // information, or the credential storage's default for the protection space) unless it already
 // failed. The 401's body is dropped and the same task sends the request again with
 // `Authorization` (SessionTask+FollowUp). A refused credential is not sent again: the next 401
-// is the task's response.
+// is the task's response. A delegate that rejects the protection space is asked about the next
+// one the 401 offered (Basic after Digest).
 
 /// A challenge being answered: what the answer needs once the delegate decided.
 struct ChallengeAnswer: Sendable {
@@ -26,6 +27,31 @@ struct ChallengeAnswer: Sendable {
     var isStaleRetry: Bool
     /// The proxy that asked (407), or nil for the server (401).
     var proxy: ChallengingProxy?
+}
+
+/// One protection space a challenge offers, with what this task tried for it: what the
+/// delegate is asked about it needs, gathered on the loop.
+struct ChallengeQuestion: Sendable {
+    /// The challenge for the space.
+    var chosen: ChosenAuthChallenge
+    /// The space.
+    var space: ProtectionSpace
+    /// What this task sent for the space before, if anything.
+    var previous: TaskAuthentication.Attempt?
+    /// How often that failed.
+    var failures: Int
+    /// Digest `stale=true` after this task's own answer: the nonce was refused, not the credential.
+    var isStaleRetry: Bool
+
+    /// `counted`: the running request's answer for `space` was just refused.
+    init(chosen: ChosenAuthChallenge, space: ProtectionSpace, counted: Bool, authentication: TaskAuthentication) {
+        self.chosen = chosen
+        self.space = space
+        previous = authentication.attempt(for: space)
+        isStaleRetry = counted && chosen.isStale
+            && previous.map { $0.staleRetries < TaskAuthentication.maximumStaleRetries } == true
+        failures = max(0, (previous?.failures ?? 0) - (isStaleRetry ? 1 : 0))
+    }
 }
 
 /// A proxy that answered 407: to a request it forwards, or to CONNECT.
@@ -57,54 +83,76 @@ extension SessionTask {
         let challenges = HTTPAuthChallenge.parse(head.headerFields[values: proxy == nil ? .wwwAuthenticate : .proxyAuthenticate])
         guard !challenges.isEmpty, let schemes = HTTPAuthSchemeChoice(configuration.httpAuthenticationMethods),
               let chosen = try? HTTPAuthChallenge.choose(from: challenges, allowing: schemes) else { return nil }
-        let space = proxy.map { ProtectionSpace(proxy: $0, chosen) } ?? ProtectionSpace(challengedBy: request.url, chosen)
+        func space(of chosen: ChosenAuthChallenge) -> ProtectionSpace {
+            proxy.map { ProtectionSpace(proxy: $0, chosen) } ?? ProtectionSpace(challengedBy: request.url, chosen)
+        }
+        // The next space the server offered, for a delegate that rejects the first: Basic
+        // after Digest (the only two schemes, tried strongest first).
+        let next: ChosenAuthChallenge? = if case .digest = chosen, schemes == .strongest {
+            try? HTTPAuthChallenge.choose(from: challenges, allowing: .basicOnly)
+        } else { nil }
+        let offered = [space(of: chosen)] + (next.map { [space(of: $0)] } ?? [])
         // A Basic answer sent up front that earned this 401 (or 407) is forgotten, and counts as tried.
         if let proxy {
             session.proxies.forgetAuthorization(forProxyAt: proxy.server.host, port: proxy.server.port)
         } else if let upFront = engineSide.authentication.sentUpFront {
             session.preemptiveAuthentication.forget(upFront)
         }
-        let counted = engineSide.authentication.challenged(space)
+        let failed = engineSide.authentication.challenged(offering: offered)
         // A server that keeps asking whatever it is told gets its 401 delivered.
         guard engineSide.authentication.answers < TaskAuthentication.maximumAnswers else { return nil }
-        let previous = engineSide.authentication.attempt(for: space)
-        let isStaleRetry = counted && chosen.isStale
-            && previous.map { $0.staleRetries < TaskAuthentication.maximumStaleRetries } == true
-        let failures = max(0, (previous?.failures ?? 0) - (isStaleRetry ? 1 : 0))
         let delegate = engineSide.delegate
         // A stream cannot be read twice, and without a delegate nothing gives a new one.
         if delegate == nil && request.body?.isStream == true { return nil }
+        let questions = zip([chosen] + (next.map { [$0] } ?? []), offered).map { chosen, space in
+            ChallengeQuestion(chosen: chosen, space: space, counted: failed == space, authentication: engineSide.authentication)
+        }
         // Nothing of the body is read while the answer is chosen, off the loop: the credential
         // storage may read its file, and the delegate's code never runs here.
         let demand = awaitDecision()
         toDelegate { [self] in
-            let own = proxy.map { $0.server.credential } ?? request.credential ?? Self.userInformation(of: request.url)
-            let proposed = previous?.credential ?? own ?? configuration.urlCredentialStorage?.defaultCredential(for: space)
-            let challenge = AuthenticationChallenge(protectionSpace: space, proposedCredential: proposed,
-                                                    previousFailureCount: failures, failureResponse: response)
-            let answer = ChallengeAnswer(chosen: chosen, challenge: challenge, request: request, isStaleRetry: isStaleRetry,
-                                         proxy: proxy)
-            guard let delegate else {
-                return resumeAfterDecision(response: response) { [self] in followUp(answering: answer, .performDefaultHandling, nil) }
-            }
-            delegate.session(session, task: self, didReceive: challenge) { [self] disposition, credential in
-                if disposition == .cancelAuthenticationChallenge { return cancel() }
-                let sending = disposition == .useCredential || disposition == .performDefaultHandling
-                guard sending, request.body?.isStream == true else {
-                    return resumeAfterDecision(response: response) { [self] in followUp(answering: answer, disposition, credential) }
+            ask(delegate, questions[...], response: response, request: request, proxy: proxy)
+        }
+        return demand
+    }
+
+    /// Asks `delegate` (on the delegate queue) about the first of `questions`, or answers it as
+    /// the default handling does without one. A delegate that rejects the protection space is
+    /// asked about the next one the server offered, as URLSession does; after the last, the
+    /// 401 (or 407) is the task's.
+    private func ask(_ delegate: (any SessionTaskDelegate)?, _ questions: ArraySlice<ChallengeQuestion>,
+                     response: NetworkResponse, request: NetworkRequest, proxy: ChallengingProxy?) {
+        guard let question = questions.first else { return resumeAfterDecision(response: response) { nil } }
+        let own = proxy.map { $0.server.credential } ?? request.credential ?? Self.userInformation(of: request.url)
+        let proposed = question.previous?.credential ?? own
+            ?? session.configuration.urlCredentialStorage?.defaultCredential(for: question.space)
+        let challenge = AuthenticationChallenge(protectionSpace: question.space, proposedCredential: proposed,
+                                                previousFailureCount: question.failures, failureResponse: response)
+        let answer = ChallengeAnswer(chosen: question.chosen, challenge: challenge, request: request,
+                                     isStaleRetry: question.isStaleRetry, proxy: proxy)
+        guard let delegate else {
+            return resumeAfterDecision(response: response) { [self] in followUp(answering: answer, .performDefaultHandling, nil) }
+        }
+        delegate.session(session, task: self, didReceive: challenge) { [self] disposition, credential in
+            if disposition == .cancelAuthenticationChallenge { return cancel() }
+            if disposition == .rejectProtectionSpace {
+                return toDelegate { [self] in
+                    ask(delegate, questions.dropFirst(), response: response, request: request, proxy: proxy)
                 }
-                // The answer needs the body again: a new stream from the delegate, or the 401 stands.
-                withReplayableBody(request, asking: delegate) { [self] ready in
-                    resumeAfterDecision(response: response) { [self] in
-                        guard let ready else { return nil }
-                        var replayed = answer
-                        replayed.request = ready
-                        return followUp(answering: replayed, disposition, credential)
-                    }
+            }
+            guard request.body?.isStream == true else {
+                return resumeAfterDecision(response: response) { [self] in followUp(answering: answer, disposition, credential) }
+            }
+            // The answer needs the body again: a new stream from the delegate, or the 401 stands.
+            withReplayableBody(request, asking: delegate) { [self] ready in
+                resumeAfterDecision(response: response) { [self] in
+                    guard let ready else { return nil }
+                    var replayed = answer
+                    replayed.request = ready
+                    return followUp(answering: replayed, disposition, credential)
                 }
             }
         }
-        return demand
     }
 
     /// The next request, answering the challenge as `disposition` says; nil delivers the 401.

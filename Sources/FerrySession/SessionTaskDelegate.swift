@@ -54,8 +54,9 @@ public protocol SessionTaskDelegate: AnyObject, Sendable {
     /// `(.useCredential, credential)` to send the request again with it,
     /// `.performDefaultHandling` to send the challenge's ``AuthenticationChallenge/proposedCredential``
     /// (the request's own, the URL's user information, or the credential storage's default)
-    /// unless it failed already, `.rejectProtectionSpace` to take the 401 as the task's
-    /// response, `.cancelAuthenticationChallenge` to cancel the task. A credential the server
+    /// unless it failed already, `.rejectProtectionSpace` to be asked about the next space the
+    /// server offered (its Basic challenge after a Digest one) or, with none left, to take the
+    /// 401 as the task's response, `.cancelAuthenticationChallenge` to cancel the task. A credential the server
     /// refused is not sent again: the next 401 is the response. No body byte is read until
     /// `completionHandler` is called (from any thread). The default calls the async form.
     func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge,

@@ -4,7 +4,7 @@
 /// of ``TaskEngineSide``, and small: a task that never authenticates carries three words.
 struct TaskAuthentication {
     /// One protection space this task answered.
-    struct Attempt {
+    struct Attempt: Sendable {
         var space: ProtectionSpace
         /// The credential sent last.
         var credential: Credential
@@ -51,14 +51,15 @@ struct TaskAuthentication {
         }
     }
 
-    /// A challenge for `space` arrived: if the running request answered it, that answer failed.
-    /// - Returns: Whether a failure was counted.
-    mutating func challenged(_ space: ProtectionSpace) -> Bool {
+    /// A challenge offering `spaces` arrived: if the running request answered one of them,
+    /// that answer failed.
+    /// - Returns: The space whose failure was counted, if any.
+    mutating func challenged(offering spaces: [ProtectionSpace]) -> ProtectionSpace? {
         defer { pending = nil }
-        guard let index = pending, attempts[index].space == space else { return false }
+        guard let index = pending, spaces.contains(attempts[index].space) else { return nil }
         attempts[index].failures += 1
         attempts[index].upFront = nil
-        return true
+        return attempts[index].space
     }
 
     /// `credential` is about to answer `space`; `stale` when only the nonce was refused.
@@ -82,7 +83,7 @@ struct TaskAuthentication {
     /// below 400; a proxy's if the proxy did not ask again (407), whatever the server said.
     /// - Returns: The space and credential that worked, unless the session sent the answer
     ///   up front (it knew it worked already) or the answer failed. When the one asked asks
-    ///   again, the answer stays awaited for ``challenged(_:)`` to count the failure.
+    ///   again, the answer stays awaited for ``challenged(offering:)`` to count the failure.
     mutating func answered(status: Int) -> Attempt? {
         guard let index = pending else { return nil }
         let isProxy = attempts[index].space.isProxy

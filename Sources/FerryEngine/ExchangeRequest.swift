@@ -121,8 +121,9 @@ package protocol ExchangeDelegate: AnyObject {
     /// Body bytes were written.
     func exchangeDidSendBody(bytes: Int64, total: Int64, expected: Int64?)
     /// The response head arrived (1xx interim responses are not reported). Answering
-    /// ``BodyDemand/pause`` reads no body byte until ``ExchangeHandle/resumeReading()`` (a
-    /// caller deciding what to do with the response); ``BodyDemand/stop(_:)`` fails the exchange.
+    /// ``BodyDemand/pause`` reads no body byte, and reports no end of a response without a
+    /// body, until ``ExchangeHandle/resumeReading()`` (a caller deciding what to do with the
+    /// response, or a suspended one); ``BodyDemand/stop(_:)`` fails the exchange.
     func exchangeDidReceiveHead(_ head: ResponseHead) -> BodyDemand
     /// Body bytes arrived (decoded when content decoding is on). The buffer is valid only
     /// during the call.

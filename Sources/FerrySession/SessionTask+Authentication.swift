@@ -4,6 +4,7 @@ import FerryEngine
 import FerryWire
 import FoundationEssentials
 import HTTPTypes
+import Synchronization
 
 // HTTP authentication (RFC 9110 §11; Basic, RFC 7617; Digest, RFC 7616), as URLSession: a 401
 // whose challenge Ferry can answer goes to the task delegate's
@@ -136,7 +137,9 @@ extension SessionTask {
         delegate.session(session, task: self, didReceive: challenge) { [self] disposition, credential in
             if disposition == .cancelAuthenticationChallenge { return cancel() }
             if disposition == .rejectProtectionSpace {
-                return toDelegate { [self] in
+                // Answered from any thread; a task cancelled meanwhile asks nothing more.
+                return session.delegateQueue.async { [self] in
+                    guard case .running = core.withLock({ $0.machine.state }) else { return }
                     ask(delegate, questions.dropFirst(), response: response, request: request, proxy: proxy)
                 }
             }

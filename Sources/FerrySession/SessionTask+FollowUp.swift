@@ -65,18 +65,30 @@ extension SessionTask {
     /// - Returns: nil when the response is the task's; else what the engine should do.
     func retryWithoutExpectation(_ request: NetworkRequest, response: NetworkResponse) -> BodyDemand? {
         guard !engineSide.expectationRefused else { return nil }
-        let delegate = engineSide.delegate
-        if delegate == nil && request.body?.isStream == true { return nil }
         engineSide.expectationRefused = true
-        guard let delegate, request.body?.isStream == true else {
-            engineSide.followUp = .send(request, isRedirect: false)
-            return .more
+        guard let delegate = engineSide.delegate, request.body?.isStream == true else {
+            return sendNext(request, isRedirect: false)
         }
         let demand = awaitDecision()
-        withReplayableBody(request, asking: delegate) { [self] ready in
-            resumeAfterDecision(response: response) { ready.map { .send($0, isRedirect: false) } }
-        }
+        sendAfterDecision(request, asking: delegate, response: response, isRedirect: false)
         return demand
+    }
+
+    /// `request` goes once this exchange ends, no delegate asked: nil when its body is a stream,
+    /// which cannot be read twice (the response is then the task's).
+    func sendNext(_ request: NetworkRequest, isRedirect: Bool) -> BodyDemand? {
+        if request.body?.isStream == true { return nil }
+        engineSide.followUp = .send(request, isRedirect: isRedirect)
+        return .more
+    }
+
+    /// `request` goes once this exchange ends, as the delegate decided (from any thread): a
+    /// stream body is asked for again first, and without a new one the response is the task's.
+    func sendAfterDecision(_ request: NetworkRequest, asking delegate: any SessionTaskDelegate,
+                           response: NetworkResponse, isRedirect: Bool) {
+        withReplayableBody(request, asking: delegate) { [self] ready in
+            resumeAfterDecision(response: response) { ready.map { .send($0, isRedirect: isRedirect) } }
+        }
     }
 
     /// `request` with a body that can be sent again: a stream was read by the exchange that

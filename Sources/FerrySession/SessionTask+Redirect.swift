@@ -25,12 +25,7 @@ extension SessionTask {
             engineSide.followUp = .fail(NetworkError(SessionFailure.redirect(failure), url: request.url))
             return .more
         case .follow(let next):
-            guard let delegate = engineSide.delegate else {
-                // A stream cannot be read twice, and no delegate can give a new one.
-                if next.body?.isStream == true { return nil }
-                engineSide.followUp = .send(next, isRedirect: true)
-                return .more
-            }
+            guard let delegate = engineSide.delegate else { return sendNext(next, isRedirect: true) }
             // Nothing of the body is read while the delegate decides.
             let demand = awaitDecision()
             toDelegate { [self] in
@@ -42,9 +37,7 @@ extension SessionTask {
                             .fail(NetworkError(SessionFailure.redirect(.refusedByPolicy(refusal)), url: chosen.url))
                         }
                     }
-                    withReplayableBody(chosen, asking: delegate) { [self] ready in
-                        resumeAfterDecision(response: response) { ready.map { .send($0, isRedirect: true) } }
-                    }
+                    sendAfterDecision(chosen, asking: delegate, response: response, isRedirect: true)
                 }
             }
             return demand

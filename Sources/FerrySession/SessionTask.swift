@@ -366,7 +366,7 @@ extension SessionTask {
     var isHoldingResponseHeadForTests: Bool {
         core.withLock { core in
             guard case .running(let running) = core.machine.state else { return false }
-            return running.headHeld
+            return running.heldHead == .waiting
         }
     }
 }

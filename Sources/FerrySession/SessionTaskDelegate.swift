@@ -67,9 +67,10 @@ public protocol SessionTaskDelegate: AnyObject, Sendable {
     func session(_ session: Session, task: SessionTask, didReceive challenge: AuthenticationChallenge) async
         -> (AuthChallengeDisposition, Credential?)
 
-    /// The request must be sent again (a 307 or 308 redirect, an answer to a challenge) and
-    /// its body was a stream, which cannot be read twice: give a new body with the same bytes,
-    /// or nil to take the response (the 3xx or 401) as the task's. The default calls the
+    /// The request must be sent again (a 307 or 308 redirect, an answer to a challenge, a 417
+    /// refusing the `Expect: 100-continue` the session added) and its body was a stream, which
+    /// cannot be read twice: give a new body with the same bytes, or nil to take the response
+    /// (the 3xx, 401 or 417) as the task's. The default calls the
     /// async form.
     func session(_ session: Session, task: SessionTask, needNewBodyStream completionHandler: @escaping @Sendable (RequestBody?) -> Void)
 

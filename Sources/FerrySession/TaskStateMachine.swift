@@ -25,8 +25,19 @@ struct TaskStateMachine: Sendable {
         var outputFull = false
         /// The delegate is deciding about the response head; no body byte is read meanwhile.
         var awaitingDecision = false
-        /// The response head arrived while suspended and waits for `resume()`.
-        var headHeld = false
+        /// Where a response head that arrived while suspended is.
+        var heldHead = HeldHead.none
+    }
+
+    /// A response head that arrived while the task was suspended.
+    enum HeldHead: Equatable, Sendable {
+        /// None is held.
+        case none
+        /// It waits for `resume()`.
+        case waiting
+        /// `resume()` handed it back and the task has not taken it yet: reading stays paused
+        /// (a quick suspend and resume meanwhile must not let body bytes pass it).
+        case handedBack
     }
 
     enum State: Equatable, Sendable {
@@ -91,8 +102,8 @@ struct TaskStateMachine: Sendable {
         case .running(var running):
             guard running.suspendCount > 0 else { return .none }
             running.suspendCount -= 1
-            if running.suspendCount == 0 && running.headHeld {
-                running.headHeld = false
+            if running.suspendCount == 0 && running.heldHead == .waiting {
+                running.heldHead = .handedBack
                 state = .running(running)
                 return .deliverHeldHead
             }
@@ -134,12 +145,16 @@ struct TaskStateMachine: Sendable {
 
     /// The response head arrived, before the task looked at it. A suspended task holds it:
     /// returns false, and reading pauses until ``resume()`` answers ``Action/deliverHeldHead``.
+    /// A head handed back is taken by the same call (and held again if the task was
+    /// suspended once more meanwhile).
     mutating func headArrived() -> Bool {
-        guard case .running(var running) = state, running.suspendCount > 0 else { return true }
-        running.headHeld = true
-        running.readingPaused = true
+        // Most heads: a running task neither suspended nor handed a head back.
+        guard case .running(var running) = state, running.suspendCount > 0 || running.heldHead != .none else { return true }
+        let holds = running.suspendCount > 0
+        running.heldHead = holds ? .waiting : .none
+        if holds { running.readingPaused = true }
         state = .running(running)
-        return false
+        return !holds
     }
 
     /// The task looked at the response head. When the delegate must decide about it first
@@ -248,7 +263,8 @@ struct TaskStateMachine: Sendable {
     }
 
     private static func resumeIfFree(_ running: inout Running) -> Action {
-        guard running.readingPaused, running.suspendCount == 0, !running.outputFull, !running.awaitingDecision else { return .none }
+        guard running.readingPaused, running.suspendCount == 0, !running.outputFull, !running.awaitingDecision,
+              running.heldHead == .none else { return .none }
         running.readingPaused = false
         return .resumeReading
     }

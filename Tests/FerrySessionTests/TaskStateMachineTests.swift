@@ -231,6 +231,17 @@ struct TaskStateMachineTests {
         #expect(machine.resume() == .deliverHeldHead)
     }
 
+    @Test func aQuickSuspendAndResumeLetNoBodyPassAHandedBackHead() {
+        var machine = Start.holdingHead.machine
+        #expect(machine.resume() == .deliverHeldHead)
+        _ = machine.suspend()
+        #expect(machine.resume() == .none, "the head is not handed back twice, and reading waits for it")
+        #expect(machine.outputDrained() == .none)
+        #expect(machine.headArrived() == true)
+        #expect(machine.headReceived(needsDecision: true) == .pause, "the delegate decides before any body byte")
+        #expect(machine.responseAllowed() == .resumeReading)
+    }
+
     @Test("head received", arguments: [
         (Start.created, true, Machine.Demand.more),
         (.running, false, .more),

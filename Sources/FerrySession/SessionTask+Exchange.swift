@@ -47,6 +47,8 @@ extension SessionTask: ExchangeDelegate {
         // A suspended task hears of no response: the head waits, and reading with it.
         guard core.withLock({ $0.machine.headArrived() }) else {
             engineSide.heldHead = head
+            // The exchange's metrics name its status even if it fails while held.
+            engineSide.exchangeStatus = head.status.code
             return .pause
         }
         // The URL alone: the request is copied only for a rule below that needs it.
@@ -84,7 +86,13 @@ extension SessionTask: ExchangeDelegate {
         // A task cancelled meanwhile ends with its exchange; the head is nobody's.
         guard case .running = core.withLock({ $0.machine.state }), let head = engineSide.heldHead else { return }
         engineSide.heldHead = nil
-        if case .more = exchangeDidReceiveHead(head) { run(core.withLock { $0.machine.responseAllowed() }) }
+        switch exchangeDidReceiveHead(head) {
+        case .more: run(core.withLock { $0.machine.responseAllowed() })
+        case .pause: break
+        // No head handler stops an exchange today; should one, the task must still end,
+        // and only the engine can fail its exchange: it is cancelled.
+        case .stop: core.withLock { $0.handle }?.cancel()
+        }
     }
 
     /// The response head is the task's: tell the delegate, let a data delegate decide, wake a
@@ -170,6 +178,8 @@ extension SessionTask: ExchangeDelegate {
 
     package func exchangeDidFail(_ error: EngineError, metrics: ExchangeMetrics) {
         if let successor = engineSide.successor { return successor.exchangeDidFail(error, metrics: metrics) }
+        // A head held while suspended has no end: its exchange ends only so.
+        engineSide.heldHead = nil
         let decided = engineSide.followUp
         engineSide.followUp = nil
         // A proxy that refused a tunnel: its 407 may be answered; its status goes with the error.

@@ -62,6 +62,7 @@ struct SessionTaskSuspendTests {
             #expect(await waitUntil { delegate.completion != nil })
             #expect(delegate.completion??.code == .cancelled)
             #expect(task.response == nil, "the held response was never the task's")
+            #expect(delegate.metrics?.transactionMetrics.first?.statusCode == 204, "but its exchange's metrics name it")
             task.resume()
             session.delegateQueue.sync {}
             #expect(!delegate.names.contains("response"), "a resume after the cancel delivers nothing")

@@ -104,6 +104,9 @@ final class ResponseBodyBuffer: Sendable {
         var handedOut: [UInt8] = []
         /// Empty arrays consumed chunks left, for the producer's next chunks.
         var spares: [[UInt8]] = []
+        /// Run once on the producer's thread after ``append(_:)`` asked for a pause, before
+        /// it returns (for tests: the consumer can drain the buffer in that window).
+        var pauseObserverForTests: (@Sendable () -> Void)?
     }
 
     private let state = Locked(State())
@@ -115,30 +118,42 @@ final class ResponseBodyBuffer: Sendable {
         self.onAbandon = onAbandon
     }
 
+    /// Whether the consumer waits in `next()` for a chunk (for tests).
+    var hasWaitingConsumer: Bool { state.withLock { $0.waiter != nil } }
+
     /// Producer: adds a chunk. Returns `false` when the producer should pause.
     ///
     /// A waiting consumer gets the chunk itself (`consuming`): the producer keeps no reference
     /// of its own that could make the chunk look still in use when it is recycled.
-    /// Whether the consumer waits in `next()` for a chunk (for tests).
-    var hasWaitingConsumer: Bool { state.withLock { $0.waiter != nil } }
-
     func append(_ chunk: consuming [UInt8]) -> Bool {
         var chunk = Optional(chunk)
-        let (waiter, keepGoing) = state.withLock { state -> (CheckedContinuation<Result<[UInt8]?, NetworkError>, Never>?, Bool) in
+        let (waiter, keepGoing, observer) = state.withLock { state in
             if let waiter = state.waiter {
                 state.waiter = nil
                 state.handedOut = chunk!
-                return (waiter, true)
+                return (Optional(waiter), true, (@Sendable () -> Void)?.none)
             }
             let bytes = chunk.take()!
             state.bufferedBytes += Self.charge(forChunkOf: bytes.count)
             state.chunks.append(bytes)
             let keepGoing = state.bufferedBytes < Self.highWaterMark
-            if !keepGoing { state.paused = true }
-            return (nil, keepGoing)
+            guard !keepGoing else { return (nil, true, nil) }
+            state.paused = true
+            return (nil, false, state.pauseObserverForTests.take())
         }
         if let waiter { waiter.resume(returning: .success(chunk.take())) }
+        observer?()
         return keepGoing
+    }
+
+    /// Whether the producer was told to pause and the consumer has not yet resumed it. The
+    /// consumer resumes it on its own thread, possibly before the producer's task recorded
+    /// the pause: the task asks this, under its lock, before it stops reading.
+    var isPaused: Bool { state.withLock(\.paused) }
+
+    /// Sets what runs once, the next time ``append(_:)`` asks for a pause (for tests).
+    func observeNextPauseForTests(_ observer: @escaping @Sendable () -> Void) {
+        state.withLock { $0.pauseObserverForTests = observer }
     }
 
     /// Producer: the body ended, normally (`nil`) or with an error.

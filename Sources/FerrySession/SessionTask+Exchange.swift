@@ -221,7 +221,8 @@ extension SessionTask: ExchangeDelegate {
         let demand = core.withLock { core -> TaskStateMachine.Demand in
             core.counts.bytesReceived += Int64(count)
             core.publishProgress(uploads: uploads)
-            return core.machine.bodyDelivered(outputWantsMore: wantsMore)
+            let stillFull = !wantsMore && engineSide.outputStillFull(bytesQueuedForDelegate: core.bytesQueuedForDelegate)
+            return core.machine.bodyDelivered(outputWantsMore: !stillFull)
         }
         if let observer = engineSide.downloadObserver { reportWrite(to: observer.delegate, of: observer.task) }
         switch demand {

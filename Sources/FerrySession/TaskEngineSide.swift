@@ -189,6 +189,22 @@ struct TaskEngineSide {
         }
     }
 
+    /// Whether the output still holds reading after it refused more (`deliver` returned
+    /// false), given the task's delegate backlog. Asked under the task's lock, as the task
+    /// records the output full: the output drains on another thread and may have done so in
+    /// between, while the task did not yet know it was full; its drain call then changed
+    /// nothing, and recording the output full now would stop reading for good. A stream is
+    /// still full while its buffer is paused (its consumer resumes it once). A delegate's
+    /// backlog is while a call in it has yet to run: each one that leaves it below half
+    /// drains it.
+    func outputStillFull(bytesQueuedForDelegate: Int) -> Bool {
+        switch sink {
+        case .stream(let buffer): return buffer.isPaused
+        case .delegate: return bytesQueuedForDelegate > 0
+        case .memory, .file: return true
+        }
+    }
+
     /// The data delegate that decides about the response, when the task hands its body to one
     /// (URLSession asks only then: not for a task with a completion handler or an async call).
     func responseDecider(for task: SessionTask) -> (any SessionDataDelegate, DataTask)? {

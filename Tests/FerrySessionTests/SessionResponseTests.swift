@@ -1,5 +1,6 @@
 // Response bodies: Content-Length, chunked and until-close framing through data(for:), a
 // large body streamed through bytes(for:), and download(for:to:) into a file.
+import FerryBase
 import Foundation
 import Testing
 import TestSupport
@@ -111,6 +112,55 @@ struct SessionResponseTests {
             #expect(data.count == size)
             #expect(TestBytes.firstMismatch(in: data) == nil)
         }
+    }
+
+    @Test("bytes(for:): a consumer that drains the buffer as the engine pauses, before the task records the pause, is not left waiting")
+    func drainBeforeThePauseIsRecorded() async throws {
+        // The body waits on the server until the pause is watched, so its first pause is.
+        let size = 4 * 1024 * 1024
+        let watching = AsyncEvent()
+        let server = try ScriptedServer(scripts: [
+            ConnectionScript([
+                .readRequest, .send("HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\n\r\n"),
+                .waitUntil { watching.isSet }, .send(TestBytes.pattern(count: size)),
+                .stallUntilClosed(limit: .seconds(30)),
+            ]),
+        ])
+        defer { server.shutdown() }
+        let session = Session(configuration: SessionTest.configuration())
+        defer { session.invalidateAndCancel() }
+        let (body, _) = try await session.bytes(for: NetworkRequest(url: URL(string: "http://127.0.0.1:\(server.port)/")!))
+        let buffer = body.lifetime.buffer
+        // The loop thread waits, between the buffer's pause and the task hearing of it, until
+        // the consumer resumed the buffer.
+        let paused = AsyncEvent()
+        let drained = DispatchSemaphore(value: 0)
+        buffer.observeNextPauseForTests {
+            paused.set()
+            _ = drained.wait(timeout: .now() + 30)
+        }
+        watching.set()
+        #expect(await paused.wait(timeout: .seconds(30)), "the unread body fills the buffer")
+        var iterator = body.makeAsyncIterator()
+        var received: [UInt8] = []
+        while buffer.isPaused, let chunk = try await iterator.next() { received += chunk }
+        drained.signal()
+        // Bounded: without the fix reading stays paused, and the session's end stops the wait.
+        let total = Locked(received.count)
+        let reader = Task { [received] in
+            var all = received
+            var rest = body.makeAsyncIterator()
+            while let chunk = try await rest.next() {
+                all += chunk
+                total.withLock { $0 = all.count }
+            }
+            return all
+        }
+        #expect(await waitUntil { total.withLock { $0 } == size }, "the rest of the body arrives")
+        reader.cancel()
+        let all = try await reader.value
+        #expect(all.count == size)
+        #expect(TestBytes.firstMismatch(in: all) == nil)
     }
 
     @Test("bytes(for:) collect(upTo:) refuses a body over its limit")

@@ -79,6 +79,8 @@ package final class Connector {
     private var attemptTimer: TimerID?
     private var timeoutTimer: TimerID?
     private var completion: Completion?
+    /// The name lookup under way, cancelled if the connector gives up first.
+    private var lookup: ResolverLookup?
     private var started = Deadline.now()
     private var resolved = Deadline.now()
 
@@ -99,8 +101,9 @@ package final class Connector {
             preconditionFailure("Connector.connect(host:) needs a Resolver")
         }
         phase = .resolving
-        resolver.resolve(host: host, port: port, on: loop) { [self] result in
+        lookup = resolver.resolve(host: host, port: port, on: loop) { [self] result in
             guard case .resolving = phase else { return }  // timed out or cancelled meanwhile
+            lookup = nil
             resolved = .now()
             switch result {
             case .success(let addresses): race(addresses)
@@ -232,6 +235,9 @@ package final class Connector {
         guard let completion else { return }
         self.completion = nil
         phase = .done
+        // A lookup still queued is not made (one running still answers, and is ignored).
+        lookup?.cancel()
+        lookup = nil
         if let attemptTimer { loop.cancelTimer(attemptTimer) }
         if let timeoutTimer { loop.cancelTimer(timeoutTimer) }
         attemptTimer = nil

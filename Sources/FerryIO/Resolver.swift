@@ -55,34 +55,40 @@ package final class Resolver: Sendable {
     /// Numeric IPv4 and IPv6 hosts (`127.0.0.1`, `::1`, `[::1]`) are answered without a lookup.
     /// The completion always runs later (never inside this call), so callers need not guard
     /// against re-entrance. Call on `loop`'s thread: the completion is loop-confined.
+    /// - Returns: The queued lookup, to cancel when its answer is no longer wanted; nil for a
+    ///   numeric host.
+    @discardableResult
     package func resolve(
         host: String,
         port: UInt16,
         on loop: EventLoop,
         _ completion: @escaping (Result<[SocketAddress], DNSError>) -> Void
-    ) {
+    ) -> ResolverLookup? {
         loop.preconditionInEventLoop()
         // Sound: the closure is created on, and only ever called on, `loop`'s thread; the
         // worker only carries it back through `execute`.
         let completion = LoopBound(completion)
         if let numeric = SocketAddress(ipAddress: host, port: port) {
             loop.execute { completion.value(.success([numeric])) }
-            return
+            return nil
         }
         let lookup = self.lookup
-        let submission = pool.submit { cancelled in
+        let request = ResolverLookup()
+        let submission = pool.submit { shutDown in
+            let cancelled = shutDown || request.isCancelled
             let result = cancelled ? .failure(DNSError(host: host, code: EAI_SYSTEM, systemErrno: ECANCELED)) : lookup(host, port)
             loop.execute { completion.value(result) }
         }
         let refusal: Int32
         switch submission {
-        case .accepted: return
+        case .accepted: return request
         case .shutDown: refusal = ECANCELED
         case .noWorker(let error): refusal = error.errno
         }
         loop.execute {
             completion.value(.failure(DNSError(host: host, code: EAI_SYSTEM, systemErrno: refusal)))
         }
+        return nil
     }
 
     /// The real lookup: `getaddrinfo` for TCP, numeric port, `AI_ADDRCONFIG` for real names.
@@ -119,10 +125,26 @@ package final class Resolver: Sendable {
     }
 }
 
+/// A lookup queued on a ``Resolver``. Cancelling one that waits for a worker skips it: it
+/// answers `EAI_SYSTEM`/`ECANCELED` without asking DNS, so names nobody wants any more (a
+/// connect cancelled or timed out) do not hold up the lookups queued behind them. A lookup
+/// already running finishes; its answer still comes.
+package final class ResolverLookup: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    init() {}
+
+    /// Skips the lookup if no worker has taken it yet. Any thread.
+    package func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    /// Whether ``cancel()`` was called.
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+}
+
 /// Threads taking jobs from a FIFO queue, started as the jobs need them, up to a maximum.
 private final class WorkerPool: Sendable {
-    /// A job; `cancelled` when the pool shut down while it was queued: it should only say so.
-    typealias Job = @Sendable (_ cancelled: Bool) -> Void
+    /// A job; `shutDown` when the pool shut down while it was queued: it should only say so.
+    typealias Job = @Sendable (_ shutDown: Bool) -> Void
 
     /// What became of a submitted job.
     enum Submission {

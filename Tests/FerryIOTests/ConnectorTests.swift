@@ -1,3 +1,4 @@
+import FerryBase
 import Dispatch
 import Synchronization
 import Testing
@@ -221,6 +222,46 @@ struct ConnectorTests {
         guard case .failure(.cancelled) = outcome else {
             Issue.record("expected cancelled, got \(outcome)")
             return
+        }
+    }
+
+    @Test("a connect cancelled or timed out while its lookup waits for a worker makes no lookup")
+    func givenUpLookupsAreSkipped() async throws {
+        let gate = DispatchSemaphore(value: 0)
+        let looked = Locked<[String]>([])
+        let resolver = Resolver(threadCount: 1) { host, port in
+            looked.withLock { $0.append(host) }
+            if host == "busy.test" { _ = gate.wait(timeout: .now() + eventually) }
+            return .failure(DNSError(host: host, code: EAI_NONAME))
+        }
+        defer { resolver.shutdown() }
+        try await withLoop { loop in
+            let outcomes = Locked<[String: Connector.ConnectError]>([:])
+            @Sendable func connect(_ host: String, timeout: Duration = .seconds(10)) -> Connector {
+                let connector = Connector(loop: loop, resolver: resolver)
+                connector.connect(host: host, port: 9, timeout: timeout) { result in
+                    if case .failure(let error) = result { outcomes.withLock { $0[host] = error } }
+                }
+                return connector
+            }
+            // The one worker is busy with the first name; the others queue behind it.
+            try await loop.sync { _ = connect("busy.test") }
+            for _ in 0..<2000 where looked.withLock(\.isEmpty) { try await Task.sleep(for: .milliseconds(5)) }
+            try await loop.sync {
+                connect("cancelled.test").cancel()
+                _ = connect("timed-out.test", timeout: .milliseconds(1))
+            }
+            for _ in 0..<2000 where outcomes.withLock({ $0["timed-out.test"] }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+            try await loop.sync { _ = connect("wanted.test") }
+            gate.signal()
+            for _ in 0..<2000 where outcomes.withLock({ $0["wanted.test"] }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(looked.withLock { $0 } == ["busy.test", "wanted.test"], "no lookup for the names given up")
+            let ended = outcomes.withLock { $0 }
+            guard case .cancelled = ended["cancelled.test"], case .timedOut = ended["timed-out.test"],
+                  case .dns = ended["wanted.test"] else {
+                Issue.record("unexpected outcomes: \(ended)")
+                return
+            }
         }
     }
 }

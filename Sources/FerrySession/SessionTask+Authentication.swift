@@ -92,7 +92,8 @@ extension SessionTask {
         let next: ChosenAuthChallenge? = if case .digest = chosen, schemes == .strongest {
             try? HTTPAuthChallenge.choose(from: challenges, allowing: .basicOnly)
         } else { nil }
-        let offered = [space(of: chosen)] + (next.map { [space(of: $0)] } ?? [])
+        let choices = [chosen] + (next.map { [$0] } ?? [])
+        let offered = choices.map(space(of:))
         // A Basic answer sent up front that earned this 401 (or 407) is forgotten, and counts as tried.
         if let proxy {
             session.proxies.forgetAuthorization(forProxyAt: proxy.server.host, port: proxy.server.port)
@@ -105,7 +106,7 @@ extension SessionTask {
         let delegate = engineSide.delegate
         // A stream cannot be read twice, and without a delegate nothing gives a new one.
         if delegate == nil && request.body?.isStream == true { return nil }
-        let questions = zip([chosen] + (next.map { [$0] } ?? []), offered).map { chosen, space in
+        let questions = zip(choices, offered).map { chosen, space in
             ChallengeQuestion(chosen: chosen, space: space, counted: failed == space, authentication: engineSide.authentication)
         }
         // Nothing of the body is read while the answer is chosen, off the loop: the credential

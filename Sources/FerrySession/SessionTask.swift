@@ -166,13 +166,7 @@ public class SessionTask: @unchecked Sendable {
 
     /// Starts the task, or continues it after ``suspend()``. A surplus call does nothing.
     public func resume() {
-        let (action, tell) = core.withLock { core -> (TaskStateMachine.Action, Bool) in
-            guard core.observesLifecycle else { return (core.machine.resume(), false) }
-            let before = core.machine.publicState
-            return (core.machine.resume(), before != core.machine.publicState)
-        }
-        run(action)
-        if tell, let observer = delegate as? any TaskLifecycleObserving { observer.taskDidResume(self) }
+        changeSuspension { _ in false }
     }
 
     /// Suspends the task: nothing more of the response is read or delivered (a head that
@@ -181,13 +175,23 @@ public class SessionTask: @unchecked Sendable {
     /// handed to the engine still goes out. Calls are counted: each needs its `resume()`. A
     /// task that has not started yet simply waits longer.
     public func suspend() {
-        let (action, tell) = core.withLock { core -> (TaskStateMachine.Action, Bool) in
-            guard core.observesLifecycle else { return (core.machine.suspend(), false) }
-            let before = core.machine.publicState
-            return (core.machine.suspend(), before != core.machine.publicState)
+        changeSuspension { _ in true }
+    }
+
+    /// Suspends the task (`decide` answers true), resumes it (false) or does nothing (nil), as
+    /// `decide` chooses under the task's lock; then tells a lifecycle observer when the task
+    /// went between running and suspended.
+    func changeSuspension(_ decide: (inout TaskCore) -> Bool?) {
+        let (action, told) = core.withLock { core -> (TaskStateMachine.Action, Bool?) in
+            guard let suspending = decide(&core) else { return (.none, nil) }
+            let before = core.observesLifecycle ? core.machine.publicState : nil
+            let action = suspending ? core.machine.suspend() : core.machine.resume()
+            guard let before, before != core.machine.publicState else { return (action, nil) }
+            return (action, suspending)
         }
         run(action)
-        if tell, let observer = delegate as? any TaskLifecycleObserving { observer.taskDidSuspend(self) }
+        guard let suspending = told, let observer = delegate as? any TaskLifecycleObserving else { return }
+        if suspending { observer.taskDidSuspend(self) } else { observer.taskDidResume(self) }
     }
 
     /// Cancels the task. It completes with ``NetworkError/Code/cancelled`` (at once if it never

@@ -48,6 +48,8 @@ struct TaskCore {
     var progressHandler: (@Sendable (TaskProgress) -> Void)?
     /// The task's `Foundation.Progress`, once asked for (only with the `FoundationProgress` trait).
     var foundationProgress: AnyObject?
+    /// Whether the task holds a suspension for its paused ``foundationProgress``.
+    var pausedByProgress = false
     /// Body bytes handed to the delegate queue and not yet delivered there (a data delegate's
     /// `didReceive data`): the output's fill level when the delegate is the output.
     var bytesQueuedForDelegate = 0

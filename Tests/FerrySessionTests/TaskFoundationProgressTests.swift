@@ -63,5 +63,26 @@ struct TaskFoundationProgressTests {
             #expect(await waitUntil { task.state == .completed })
         }
     }
+
+    @Test func theTaskFollowsWhetherItIsPausedNotHowOften() async throws {
+        // Foundation runs one handler per call, later and in no set order: two pauses and a
+        // resume end with the progress not paused, and so must the task, whatever order the
+        // handlers ran in (before, each pause suspended once more and the task never ran).
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let result = SessionTaskTests.HandlerResult<Data>(queue: session.delegateQueue)
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/bytes/1000")), completionHandler: result.handler)
+            let progress = task.foundationProgress
+            progress.pause()
+            progress.pause()
+            progress.resume()
+            task.resume()
+            let (data, _, error, _) = try await result.wait()
+            #expect(error == nil)
+            #expect(data?.count == 1000)
+            #expect(!progress.isPaused)
+        }
+    }
 }
 #endif

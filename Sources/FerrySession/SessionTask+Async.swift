@@ -22,8 +22,8 @@ extension DataTask {
         let buffer = ResponseBodyBuffer(
             onResume: { [weak self] in self?.outputDrained() },
             onAbandon: { [weak self] in self?.cancel() })
-        try claimOutput { engineSide.stream(into: buffer) }
-        let result = try await outcome(atHead: true)
+        try refuseUnlessUnclaimed()
+        let result = try await outcome(atHead: true, claiming: { self.engineSide.stream(into: buffer) })
         return (ResponseBody(buffer: buffer, task: self), result.response)
     }
 }
@@ -39,8 +39,8 @@ extension DataTask {
     /// - Throws: ``NetworkError`` as ``Session/data(for:delegate:)``; `.invalidRequest` when
     ///   the task was resumed already or has a completion handler.
     public func data() async throws(NetworkError) -> (Data, NetworkResponse) {
-        try claimOutput { engineSide.collect() }
-        let result = try await outcome()
+        try refuseUnlessUnclaimed()
+        let result = try await outcome(claiming: { self.engineSide.collect() })
         return (result.data, result.response)
     }
 }
@@ -61,9 +61,7 @@ extension DownloadTask {
     ///   `.invalidRequest` when the task was resumed or cancelled already, is awaited by another
     ///   caller, or has a completion handler.
     public func download() async throws(NetworkError) -> (URL, NetworkResponse) {
-        // Refused before anything else: an awaiting Swift task already cancelled must not
-        // cancel a task it was not allowed to await. (Checked again as the waiter is attached.)
-        guard core.withLock(\.isUnclaimed) else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
+        try refuseUnlessUnclaimed()
         let result = try await outcome(onlyIfNew: true)
         guard let location = result.location else {
             throw NetworkError(EngineError(.internalInconsistency("a download ended without its file")), url: originalRequest.url)
@@ -73,29 +71,26 @@ extension DownloadTask {
 }
 
 extension SessionTask {
-    /// Claims an unclaimed task for `data()` or `bytes()`, which first set where its body goes
-    /// (`setUp`, under the task's lock; before the first resume nothing else touches the engine
-    /// side, which must still deliver to the delegate).
-    /// - Throws: `.invalidRequest` when the task was claimed already or its body goes elsewhere.
-    fileprivate func claimOutput(_ setUp: () -> Void) throws(NetworkError) {
-        let claimed = core.withLock { core -> Bool in
-            guard core.isUnclaimed, case .delegate = engineSide.sink else { return false }
-            setUp()
-            return true
-        }
-        guard claimed else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
+    /// Refuses, before anything else, a task that was resumed, awaited or given a handler
+    /// already: an awaiting Swift task already cancelled must not cancel a task it was not
+    /// allowed to await. (Checked again as the waiter is attached.)
+    /// - Throws: `.invalidRequest`.
+    fileprivate func refuseUnlessUnclaimed() throws(NetworkError) {
+        guard core.withLock(\.isUnclaimed) else { throw NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
     }
 
     /// Resumes the task and waits for its outcome (or, with `atHead`, for the response head).
     /// Cancelling the awaiting Swift task cancels the task. With `onlyIfNew`, a task that was
     /// resumed or awaited already, or has a completion handler, fails with `.invalidRequest`
-    /// (checked as the waiter is attached, so two callers cannot both wait).
-    func outcome(atHead: Bool = false, onlyIfNew: Bool = false) async throws(NetworkError) -> TaskResult {
+    /// (checked as the waiter is attached, so two callers cannot both wait). `data()` and
+    /// `bytes()` also say where the body goes (`claiming`, see ``attachCompletion(_:onlyIfNew:claiming:)``).
+    func outcome(atHead: Bool = false, onlyIfNew: Bool = false,
+                 claiming setUp: (() -> Void)? = nil) async throws(NetworkError) -> TaskResult {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<TaskResult, NetworkError>, Never>) in
                 // A task cancelled before this point (the Swift task was cancelled already) has
                 // completed with no one waiting: it answers at once.
-                if let ended = attachCompletion(.waiter(continuation, atHead: atHead), onlyIfNew: onlyIfNew) {
+                if let ended = attachCompletion(.waiter(continuation, atHead: atHead), onlyIfNew: onlyIfNew, claiming: setUp) {
                     return continuation.resume(returning: .failure(ended))
                 }
                 resume()
@@ -108,14 +103,25 @@ extension SessionTask {
 
     /// Sets who waits for the outcome (before ``resume()``). Returns the error the task
     /// already ended with, if it ended before anyone waited (it was cancelled).
-    func attachCompletion(_ completion: TaskCompletion, onlyIfNew: Bool = false) -> NetworkError? {
+    ///
+    /// `setUp` claims an unclaimed task whose body would go to the delegate for `data()` or
+    /// `bytes()`: it sets where the body goes, under the same lock as the waiter is attached,
+    /// so a `resume()` from elsewhere either finds both or neither (and the claim then fails
+    /// with `.invalidRequest`). Before the first resume nothing else touches the engine side.
+    func attachCompletion(_ completion: TaskCompletion, onlyIfNew: Bool = false,
+                          claiming setUp: (() -> Void)? = nil) -> NetworkError? {
         core.withLock { core in
             // A task that ended unawaited answers with its error (cancelled before it ran).
             guard core.machine.publicState != .completed else {
-                return core.error ?? NetworkError(onlyIfNew ? SessionFailure.taskCannotStream : .cancelled, url: originalRequest.url)
+                let refused = onlyIfNew || setUp != nil
+                return core.error ?? NetworkError(refused ? SessionFailure.taskCannotStream : .cancelled, url: originalRequest.url)
             }
-            if onlyIfNew, !core.isUnclaimed {
+            if onlyIfNew || setUp != nil, !core.isUnclaimed {
                 return NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url)
+            }
+            if let setUp {
+                guard case .delegate = engineSide.sink else { return NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url) }
+                setUp()
             }
             core.completion = completion
             return nil

@@ -55,8 +55,9 @@ package final class Resolver: Sendable {
     /// Numeric IPv4 and IPv6 hosts (`127.0.0.1`, `::1`, `[::1]`) are answered without a lookup.
     /// The completion always runs later (never inside this call), so callers need not guard
     /// against re-entrance. Call on `loop`'s thread: the completion is loop-confined.
-    /// - Returns: The queued lookup, to cancel when its answer is no longer wanted; nil for a
-    ///   numeric host.
+    /// - Returns: The queued lookup, to cancel when its answer is no longer wanted; nil when
+    ///   none was queued (a numeric host, or a resolver that refused it: shut down, or no
+    ///   worker thread could start).
     @discardableResult
     package func resolve(
         host: String,

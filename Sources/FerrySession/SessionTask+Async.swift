@@ -86,17 +86,22 @@ extension SessionTask {
     /// `bytes()` also say where the body goes (`claiming`, see ``attachCompletion(_:onlyIfNew:claiming:)``).
     func outcome(atHead: Bool = false, onlyIfNew: Bool = false,
                  claiming setUp: (() -> Void)? = nil) async throws(NetworkError) -> TaskResult {
+        // Cancelling the Swift task cancels the task only once this call waits for it: a call
+        // refused as the waiter is attached must not cancel another caller's task.
+        let waiting = Atomic(false)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<TaskResult, NetworkError>, Never>) in
-                // A task cancelled before this point (the Swift task was cancelled already) has
-                // completed with no one waiting: it answers at once.
                 if let ended = attachCompletion(.waiter(continuation, atHead: atHead), onlyIfNew: onlyIfNew, claiming: setUp) {
                     return continuation.resume(returning: .failure(ended))
                 }
+                waiting.store(true, ordering: .releasing)
+                // Cancelled before the handler below could see this call waiting: the task
+                // completes as cancelled and never starts.
+                if Task.isCancelled { cancel() }
                 resume()
             }
         } onCancel: {
-            cancel()
+            if waiting.load(ordering: .acquiring) { cancel() }
         }
         return try result.get()
     }
@@ -106,8 +111,9 @@ extension SessionTask {
     ///
     /// `setUp` claims an unclaimed task whose body would go to the delegate for `data()` or
     /// `bytes()`: it sets where the body goes, under the same lock as the waiter is attached,
-    /// so a `resume()` from elsewhere either finds both or neither (and the claim then fails
-    /// with `.invalidRequest`). Before the first resume nothing else touches the engine side.
+    /// so a `resume()` from elsewhere either finds both or neither (and the claim then fails:
+    /// with `.invalidRequest`, or with the error the task already ended with). Before the
+    /// first resume nothing else touches the engine side.
     func attachCompletion(_ completion: TaskCompletion, onlyIfNew: Bool = false,
                           claiming setUp: (() -> Void)? = nil) -> NetworkError? {
         core.withLock { core in

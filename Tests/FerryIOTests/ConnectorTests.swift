@@ -1,5 +1,5 @@
-import FerryBase
 import Dispatch
+import FerryBase
 import Synchronization
 import Testing
 
@@ -228,40 +228,47 @@ struct ConnectorTests {
     @Test("a connect cancelled or timed out while its lookup waits for a worker makes no lookup")
     func givenUpLookupsAreSkipped() async throws {
         let gate = DispatchSemaphore(value: 0)
+        let busy = Latch<Bool>()
         let looked = Locked<[String]>([])
         let resolver = Resolver(threadCount: 1) { host, port in
             looked.withLock { $0.append(host) }
-            if host == "busy.test" { _ = gate.wait(timeout: .now() + eventually) }
+            if host == "busy.test" {
+                busy.fulfill(true)
+                // Bounded, so a failed test leaves no worker parked; the test opens it at once.
+                _ = gate.wait(timeout: .now() + .seconds(120))
+            }
             return .failure(DNSError(host: host, code: EAI_NONAME))
         }
         defer { resolver.shutdown() }
         try await withLoop { loop in
-            let outcomes = Locked<[String: Connector.ConnectError]>([:])
-            @Sendable func connect(_ host: String, timeout: Duration = .seconds(10)) -> Connector {
+            let ends = ["cancelled.test", "timed-out.test", "wanted.test"].map { ($0, Latch<String>()) }
+            let ended = Dictionary(uniqueKeysWithValues: ends)
+            @Sendable func connect(_ host: String, timeout: Duration = .seconds(60)) -> Connector {
                 let connector = Connector(loop: loop, resolver: resolver)
                 connector.connect(host: host, port: 9, timeout: timeout) { result in
-                    if case .failure(let error) = result { outcomes.withLock { $0[host] = error } }
+                    let end: String = switch result {
+                    case .failure(.cancelled): "cancelled"
+                    case .failure(.timedOut): "timed out"
+                    case .failure(.dns): "no such name"
+                    default: "\(result)"
+                    }
+                    ended[host]?.fulfill(end)
                 }
                 return connector
             }
             // The one worker is busy with the first name; the others queue behind it.
             try await loop.sync { _ = connect("busy.test") }
-            for _ in 0..<2000 where looked.withLock(\.isEmpty) { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(await busy.wait() == true)
             try await loop.sync {
                 connect("cancelled.test").cancel()
                 _ = connect("timed-out.test", timeout: .milliseconds(1))
             }
-            for _ in 0..<2000 where outcomes.withLock({ $0["timed-out.test"] }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(await ended["cancelled.test"]?.wait() == "cancelled")
+            #expect(await ended["timed-out.test"]?.wait() == "timed out")
             try await loop.sync { _ = connect("wanted.test") }
             gate.signal()
-            for _ in 0..<2000 where outcomes.withLock({ $0["wanted.test"] }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(await ended["wanted.test"]?.wait() == "no such name")
             #expect(looked.withLock { $0 } == ["busy.test", "wanted.test"], "no lookup for the names given up")
-            let ended = outcomes.withLock { $0 }
-            guard case .cancelled = ended["cancelled.test"], case .timedOut = ended["timed-out.test"],
-                  case .dns = ended["wanted.test"] else {
-                Issue.record("unexpected outcomes: \(ended)")
-                return
-            }
         }
     }
 }

@@ -84,5 +84,23 @@ struct TaskFoundationProgressTests {
             #expect(!progress.isPaused)
         }
     }
+
+    @Test func aSecondPauseWhileRunningAddsNoSuspensionToResume() async throws {
+        try await HTTPBinServer.withServer { server in
+            let session = Session(configuration: SessionTest.configuration())
+            defer { session.invalidateAndCancel() }
+            let task = session.dataTask(with: NetworkRequest(url: server.url("/drip?numbytes=100&duration=30")))
+            task.resume()
+            let progress = task.foundationProgress
+            progress.pause()
+            progress.pause()
+            #expect(await waitUntil { task.state == .suspended })
+            progress.resume()
+            // Before, each pause had suspended once: one resume left the task suspended.
+            #expect(await waitUntil { task.state == .running }, "one resume of the progress resumes the task")
+            task.cancel()
+            #expect(await waitUntil { task.state == .completed })
+        }
+    }
 }
 #endif

@@ -116,13 +116,14 @@ extension SessionTask {
     /// first resume nothing else touches the engine side.
     func attachCompletion(_ completion: TaskCompletion, onlyIfNew: Bool = false,
                           claiming setUp: (() -> Void)? = nil) -> NetworkError? {
-        core.withLock { core in
+        // Only a task nothing has claimed may be taken for a new waiter or a claimed body.
+        let needsUnclaimed = onlyIfNew || setUp != nil
+        return core.withLock { core in
             // A task that ended unawaited answers with its error (cancelled before it ran).
             guard core.machine.publicState != .completed else {
-                let refused = onlyIfNew || setUp != nil
-                return core.error ?? NetworkError(refused ? SessionFailure.taskCannotStream : .cancelled, url: originalRequest.url)
+                return core.error ?? NetworkError(needsUnclaimed ? SessionFailure.taskCannotStream : .cancelled, url: originalRequest.url)
             }
-            if onlyIfNew || setUp != nil, !core.isUnclaimed {
+            if needsUnclaimed, !core.isUnclaimed {
                 return NetworkError(SessionFailure.taskCannotStream, url: originalRequest.url)
             }
             if let setUp {

@@ -50,6 +50,9 @@ package final class Resolver: Sendable {
     /// Whether ``shutdown()`` was called (for tests).
     var isShutDown: Bool { pool.isShutDown }
 
+    /// Lookups queued that no worker has taken yet, cancelled ones included (for tests).
+    package var queuedLookupsForTests: Int { pool.queuedJobs }
+
     /// Looks up `host` and calls `completion` on `loop`'s thread.
     ///
     /// Numeric IPv4 and IPv6 hosts (`127.0.0.1`, `::1`, `[::1]`) are answered without a lookup.
@@ -177,6 +180,8 @@ private final class WorkerPool: Sendable {
     var threads: (started: Int, idle: Int) { queue.withLock { ($0.threads.count, $0.idle) } }
 
     var isShutDown: Bool { queue.withLock(\.isShutDown) }
+
+    var queuedJobs: Int { queue.withLock { $0.jobs.count - $0.head } }
 
     /// Queues `job`, starting a worker for it when every started one is busy and the maximum
     /// allows another.

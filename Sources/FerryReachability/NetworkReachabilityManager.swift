@@ -48,6 +48,8 @@ public final class NetworkReachabilityManager: Sendable {
         package var onMessagesLost: @Sendable () -> Void = {}
         /// The loop to run on; nil for the process-wide reachability loop.
         package var loop: EventLoop?
+        /// The resolver of host names; nil for the process-wide one.
+        package var resolver: Resolver?
 
         /// Creates an environment.
         package init(openSocket: @escaping @Sendable () throws(SystemError) -> NetlinkSocket, classifier: InterfaceClassifier) {
@@ -217,7 +219,7 @@ public final class NetworkReachabilityManager: Sendable {
             classifier.kind(name: name, hardwareType: type)
         }
         let monitor = ReachabilityMonitor(
-            loop: loop, socket: socket, machine: machine, resolver: { Self.sharedResolver },
+            loop: loop, socket: socket, machine: machine, resolver: { [environment] in environment.resolver ?? Self.sharedResolver },
             onMessagesLost: environment.onMessagesLost, publish: { [weak self] status in self?.publish(status, session: session) })
         let bound = LoopBound(monitor)
         let current = state.withLock { state -> Bool in

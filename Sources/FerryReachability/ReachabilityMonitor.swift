@@ -27,6 +27,9 @@ final class ReachabilityMonitor: IOHandler {
     private var machine: ReachabilityStateMachine
     private let buffer: UnsafeMutableRawBufferPointer
     private var evaluationTimer: TimerID?
+    /// The name lookup under way, cancelled when monitoring stops: the resolver's threads are
+    /// shared, and a stopped monitor's lookup would hold up the lookups queued behind it.
+    private var lookup: ResolverLookup?
     private var isStopped = false
 
     /// A monitor (not yet started) owning `socket`.
@@ -61,13 +64,16 @@ final class ReachabilityMonitor: IOHandler {
         run(machine.start())
     }
 
-    /// Stops for good: deregisters and closes the socket, drops the timer. Idempotent.
+    /// Stops for good: deregisters and closes the socket, drops the timer, cancels a lookup no
+    /// worker has taken yet. Idempotent.
     func stop() {
         loop.preconditionInEventLoop()
         guard !isStopped else { return }
         isStopped = true
         if let evaluationTimer { loop.cancelTimer(evaluationTimer) }
         evaluationTimer = nil
+        lookup?.cancel()
+        lookup = nil
         loop.deregister(fd: socket.fd)
         socket.close()
     }
@@ -144,8 +150,9 @@ final class ReachabilityMonitor: IOHandler {
             run(machine.resolved(.failed))
             return
         }
-        resolver.resolve(host: host, port: 0, on: loop) { [weak self] result in
+        lookup = resolver.resolve(host: host, port: 0, on: loop) { [weak self] result in
             guard let self, !isStopped else { return }
+            lookup = nil
             switch result {
             case .success(let addresses):
                 run(machine.resolved(.addresses(addresses.map(IPAddress.init))))

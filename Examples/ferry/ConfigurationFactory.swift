@@ -21,8 +21,10 @@ enum ConfigurationFactory {
         let connect = options.connectTimeout.flatMap { $0 > 0 ? Duration.seconds($0) : nil } ?? defaultConnectTimeout
         configuration.timeoutIntervalForConnect = min(connect, total)
         configuration.maximumResponseBodySize = options.maxFilesize
-        // As curl, a redirect is a response like any other unless -L asks to follow it.
-        configuration.httpMaximumRedirects = options.followRedirects ? options.maxRedirects : 0
+        // As curl, a redirect is a response like any other unless -L asks to follow it. With
+        // -L --max-redirs 0 the first redirect fails (47): the session asks the transfer's
+        // observer about it, which refuses it (TransferObserver).
+        configuration.httpMaximumRedirects = options.followRedirects ? max(options.maxRedirects, 1) : 0
         configuration.redirectsKeepCredentials = options.locationTrusted
         // curl keeps no credentials between runs and answers only the scheme it was told to.
         configuration.urlCredentialStorage = nil

@@ -49,6 +49,8 @@ struct Transfer: Sendable {
         var mayHaveAbandonedBody = false
         var failure: NetworkError?
         var task: DataTask?
+        var observer: TransferObserver?
+        var wroteHead = false
         do {
             let request = try builder.request(for: job.url)
             report.urlEffective = request.url.absoluteString
@@ -66,16 +68,23 @@ struct Transfer: Sendable {
             let started = session.dataTask(with: request)
             task = started
             limitRate(of: started)
-            // Only -v and -e ';auto' need the delegate: each of its events costs a hop to the
-            // delegate queue.
-            if let observer = TransferObserver.make(for: options, console: console) { started.delegate = observer }
+            // Only a few options need the delegate (TransferObserver.make): each of its events
+            // costs a hop to the delegate queue.
+            observer = TransferObserver.make(for: options, console: console)
+            if let observer { started.delegate = observer }
             let (body, response) = try await started.bytes()
             report.record(response)
             mayHaveAbandonedBody = true
             if options.include || options.headOnly {
-                try sink.write(Array(HeadFormatter.included(response).utf8))
+                // With -L, every hop's head, as curl writes them.
+                wroteHead = true
+                try sink.write(Array(((observer?.takeRedirectHeads() ?? "") + HeadFormatter.included(response)).utf8))
             }
-            if options.fail && response.statusCode >= 400 {
+            if observer?.refusedRedirect == true {
+                // -L --max-redirs 0: curl stops at the first redirect's head.
+                report.exitCode = .tooManyRedirects
+                report.errorMessage = "Maximum (0) redirects followed"
+            } else if options.fail && response.statusCode >= 400 {
                 // curl -f stops at the head: no body is written, and the connection is dropped.
                 report.exitCode = .httpError
                 report.errorMessage = "The requested URL returned error: \(response.statusCode)"
@@ -101,6 +110,14 @@ struct Transfer: Sendable {
             }
         } catch {
             failure = error
+            if (options.include || options.headOnly) && !wroteHead {
+                // The heads that came before the failure, as curl writes them as they come: the
+                // redirects followed, then one the task could not follow. (A proxy's answer to
+                // CONNECT is not the server's head.)
+                var heads = observer?.takeRedirectHeads() ?? ""
+                if let response = error.response, error.code != .proxyTunnelFailed { heads += HeadFormatter.included(response) }
+                try? sink.write(Array(heads.utf8))
+            }
             record(error, in: &report, elapsed: ContinuousClock.now - started, received: bodyBytes)
         }
         var metrics: TaskMetrics?

@@ -1,10 +1,12 @@
 import Ferry
+import Synchronization
 
 /// Prints `-v` lines as one transfer's heads go out and come in, from the session's delegate
-/// callbacks, and gives redirects `-e ';auto'`'s Referer. The callbacks run on the session's
-/// serial delegate queue, in order, so the `>` and `<` lines come out in the order they
-/// happened. Set only when one of the two is asked for: without it the transfer has no
-/// delegate, and no event costs a hop to the delegate queue.
+/// callbacks, gives redirects `-e ';auto'`'s Referer, keeps the heads of the redirects followed
+/// for `-L -i`/`-I`, and refuses the first redirect under `-L --max-redirs 0`. The callbacks
+/// run on the session's serial delegate queue, in order, so the `>` and `<` lines come out in
+/// the order they happened. Set only when one of these is asked for: without it the transfer
+/// has no delegate, and no event costs a hop to the delegate queue.
 final class TransferObserver: SessionTaskDelegate {
     /// Where `-v` prints, or nil without `-v`.
     private let console: Console?
@@ -12,19 +14,49 @@ final class TransferObserver: SessionTaskDelegate {
     private let showsCredentials: Bool
     /// Whether a redirect's request names the page that redirected (``AutoReferer``).
     private let namesRedirectingPage: Bool
+    /// `-L -i`/`-I`: keep each redirect's head for the output, as curl writes every hop's.
+    private let keepsRedirectHeads: Bool
+    /// `-L --max-redirs 0`: curl follows no redirect and fails on the first (exit 47).
+    private let refusesRedirects: Bool
+    /// What the redirect callbacks leave for ``Transfer``.
+    private struct Redirects {
+        var heads = ""
+        var refused = false
+    }
+    private let redirects = Mutex(Redirects())
 
-    init(verboseTo console: Console?, showsCredentials: Bool, namesRedirectingPage: Bool) {
+    init(verboseTo console: Console?, showsCredentials: Bool, namesRedirectingPage: Bool,
+         keepsRedirectHeads: Bool = false, refusesRedirects: Bool = false) {
         self.console = console
         self.showsCredentials = showsCredentials
         self.namesRedirectingPage = namesRedirectingPage
+        self.keepsRedirectHeads = keepsRedirectHeads
+        self.refusesRedirects = refusesRedirects
     }
 
-    /// The observer `options` ask for, or nil when they ask for neither `-v` nor `;auto`.
+    /// The observer `options` ask for, or nil when they ask for none of `-v`, `;auto`,
+    /// `-L` with `-i`/`-I`, and `-L --max-redirs 0`.
     static func make(for options: Options, console: Console) -> TransferObserver? {
-        guard options.verbose || options.namesRedirectingPage else { return nil }
+        let keepsRedirectHeads = options.followRedirects && (options.include || options.headOnly)
+        let refusesRedirects = options.followRedirects && options.maxRedirects == 0
+        guard options.verbose || options.namesRedirectingPage || keepsRedirectHeads || refusesRedirects else { return nil }
         return TransferObserver(verboseTo: options.verbose ? console : nil, showsCredentials: options.showsCredentials,
-                                namesRedirectingPage: options.namesRedirectingPage)
+                                namesRedirectingPage: options.namesRedirectingPage,
+                                keepsRedirectHeads: keepsRedirectHeads, refusesRedirects: refusesRedirects)
     }
+
+    /// The heads of the redirects followed so far, as `-i` writes them, in order; each is
+    /// handed out once. Complete once the task's answer (or failure) arrived: the session asks
+    /// about a redirect before it sends the next request.
+    func takeRedirectHeads() -> String {
+        redirects.withLock { redirects in
+            defer { redirects.heads = "" }
+            return redirects.heads
+        }
+    }
+
+    /// Whether a redirect was refused for `--max-redirs 0`: the response delivered is it.
+    var refusedRedirect: Bool { redirects.withLock(\.refused) }
 
     func session(_ session: Session, task: SessionTask, didSendRequestHead head: HTTPRequest, over connection: ConnectionInfo) {
         guard let console else { return }
@@ -36,11 +68,21 @@ final class TransferObserver: SessionTaskDelegate {
         console?.writeError(HeadFormatter.verboseResponse(response))
     }
 
-    /// A redirect's head is printed too (with `-L`, as curl prints every hop); the redirect
-    /// is followed, with the page it came from as its Referer under `;auto`.
+    /// A redirect's head is printed too (with `-L`, as curl prints every hop) and kept for
+    /// `-i`; the redirect is followed, with the page it came from as its Referer under
+    /// `;auto`, unless `--max-redirs 0` refuses it (the 3xx is then the task's response).
     func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
                  newRequest request: NetworkRequest, completionHandler: @escaping @Sendable (NetworkRequest?) -> Void) {
+        if refusesRedirects {
+            // Delivered as the task's response: `-v` prints its head then.
+            redirects.withLock { $0.refused = true }
+            return completionHandler(nil)
+        }
         console?.writeError(HeadFormatter.verboseResponse(response))
+        if keepsRedirectHeads {
+            let head = HeadFormatter.included(response)
+            redirects.withLock { $0.heads += head }
+        }
         completionHandler(namesRedirectingPage ? AutoReferer.request(request, redirectedBy: response) : request)
     }
 }

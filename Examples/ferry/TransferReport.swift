@@ -65,6 +65,12 @@ struct TransferReport: Sendable {
         sizeHeader = transactions.reduce(0) { $0 + $1.responseHeaderBytesReceived }
         sizeRequest = transactions.reduce(0) { $0 + $1.requestHeaderBytesSent + $1.requestBodyBytesSent }
         guard let first = transactions.first, let last = transactions.last else { return }
+        if httpCode == 0, metrics.redirectCount > 0 {
+            // A redirect followed, then the next request failed with no answer: curl names
+            // the last response received and the URL it was sent to.
+            httpCode = transactions.last { $0.statusCode != nil }?.statusCode ?? 0
+            urlEffective = last.url?.absoluteString ?? urlEffective
+        }
         let base = last.fetchStart.timeIntervalSince(first.fetchStart)
         func at(_ offset: Duration?) -> Double { offset.map { base + Self.seconds($0) } ?? 0 }
         timeNamelookup = at(last.domainLookupEnd)

@@ -161,7 +161,8 @@ public struct NetworkError: Error, Sendable, CustomStringConvertible {
     public var failingURL: URL? { storage.failingURL }
     /// The typed cause, when there is one.
     public var underlyingError: (any Error & Sendable)? { storage.underlyingError }
-    /// The response the failure concerns: one that a validation rejected, or whose head
+    /// The response the failure concerns: one that a validation rejected, a redirect that
+    /// could not be followed (too many, or to a place the task may not go), or one whose head
     /// arrived before the exchange failed.
     public var response: NetworkResponse? { storage.response }
     /// For a validation failure, the start of the rejected body (at most ``maxResponseDataBytes``).

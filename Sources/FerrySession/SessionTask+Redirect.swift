@@ -22,7 +22,8 @@ extension SessionTask {
         case .deliver:
             return nil
         case .fail(let failure):
-            engineSide.followUp = .fail(NetworkError(SessionFailure.redirect(failure), url: request.url))
+            // The error carries the 3xx it could not follow, as its metrics name its URL.
+            engineSide.followUp = .fail(NetworkError(SessionFailure.redirect(failure), url: request.url).attaching(response: response))
             return .more
         case .follow(let next):
             guard let delegate = engineSide.delegate else { return sendNext(next, isRedirect: true) }
@@ -34,7 +35,8 @@ extension SessionTask {
                     // The delegate's request is still a redirect for the transport security policy.
                     if let refusal = session.configuration.transportSecurity.refusal(of: chosen.url, isRedirect: true) {
                         return resumeAfterDecision(response: response) {
-                            .fail(NetworkError(SessionFailure.redirect(.refusedByPolicy(refusal)), url: chosen.url))
+                            .fail(NetworkError(SessionFailure.redirect(.refusedByPolicy(refusal)), url: chosen.url)
+                                .attaching(response: response))
                         }
                     }
                     sendAfterDecision(chosen, asking: delegate, response: response, isRedirect: true)

@@ -27,9 +27,53 @@ struct EndToEndRedirectTests {
 
     @Test func pastMaxRedirsItIsFortySeven() async throws {
         try await HTTPBinServer.withServer { server in
-            let result = try await FerryProcess.run("-sSL", "--max-redirs", "1", "-o", "/dev/null", server.url("/redirect/3").absoluteString)
+            let result = try await FerryProcess.run(
+                "-sSL", "--max-redirs", "1", "-o", "/dev/null", "-w", Self.writeOut, server.url("/redirect/3").absoluteString)
             #expect(result.status == 47, "\(result)")
             #expect(result.stderrLines == ["ferry: (47) Maximum (1) redirects followed"])
+            // As curl: the redirect it did not follow, and where it came from.
+            #expect(result.stdoutText == "302 1 \(server.url("/redirect/2").absoluteString)")
+        }
+    }
+
+    @Test("-L --max-redirs 0 fails on the first redirect (47), its head written by -i, no body")
+    func maxRedirsZeroFollowsNone() async throws {
+        try await HTTPBinServer.withServer { server in
+            let result = try await FerryProcess.run(
+                "-sSiL", "--max-redirs", "0", "-w", Self.writeOut, server.url("/redirect-to?url=/get&status_code=302").absoluteString)
+            #expect(result.status == 47, "\(result)")
+            #expect(result.stderrLines == ["ferry: (47) Maximum (0) redirects followed"])
+            #expect(result.stdoutText.hasPrefix("HTTP/1.1 302"), "\(result)")
+            let target = server.url("/redirect-to?url=/get&status_code=302").absoluteString
+            #expect(result.stdoutText.hasSuffix("\r\n\r\n302 0 \(target)"), "the head, then -w: no body\n\(result)")
+            #expect(server.requestCount == 1)
+        }
+    }
+
+    @Test("-L -i writes every hop's head, as curl, also when the chain fails")
+    func includeWritesEveryHead() async throws {
+        try await HTTPBinServer.withServer { server in
+            let result = try await FerryProcess.run("-sSiL", server.url("/redirect/2").absoluteString)
+            #expect(result.status == 0, "\(result)")
+            let statusLines = result.stdoutText.split(separator: "\r\n").filter { $0.hasPrefix("HTTP/") }
+            #expect(statusLines.map { $0.prefix(12) } == ["HTTP/1.1 302", "HTTP/1.1 302", "HTTP/1.1 200"], "\(result)")
+            #expect(result.stdoutText.hasSuffix("}\n") || result.stdoutText.hasSuffix("}"), "the body follows the last head")
+
+            let failed = try await FerryProcess.run("-sSiL", "--max-redirs", "1", server.url("/redirect/3").absoluteString)
+            #expect(failed.status == 47, "\(failed)")
+            let failedLines = failed.stdoutText.split(separator: "\r\n").filter { $0.hasPrefix("HTTP/") }
+            #expect(failedLines.map { $0.prefix(12) } == ["HTTP/1.1 302", "HTTP/1.1 302"], "the one followed and the one not\n\(failed)")
+        }
+    }
+
+    @Test("a redirect to a port nobody listens on: -w names the 302 and the URL that failed, as curl")
+    func aFailedHopIsNamedByWriteOut() async throws {
+        try await HTTPBinServer.withServer { server in
+            let closed = "http://127.0.0.1:1/nowhere"
+            let url = server.url("/redirect-to?url=\(closed)&status_code=302").absoluteString
+            let result = try await FerryProcess.run("-sSL", "-o", "/dev/null", "-w", Self.writeOut, url)
+            #expect(result.status == 7, "\(result)")
+            #expect(result.stdoutText == "302 1 \(closed)")
         }
     }
 

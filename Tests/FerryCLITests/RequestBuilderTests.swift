@@ -267,7 +267,8 @@ struct RequestBuilderTests {
         #expect(plainConfiguration.tlsConfiguration.resumesSessions, "TLS sessions are resumed unless --no-sessionid")
         #expect(plainConfiguration.eventLoopCount == 1, "one I/O thread, as curl's one thread")
         #expect(plainConfiguration.httpMaximumRedirects == 0, "a redirect is an answer unless -L")
-        for (arguments, limit) in [(["-L", "a"], 50), (["-L", "--max-redirs", "3", "a"], 3), (["-L", "--max-redirs", "-1", "a"], Int.max)] {
+        for (arguments, limit) in [(["-L", "a"], 50), (["-L", "--max-redirs", "3", "a"], 3), (["-L", "--max-redirs", "-1", "a"], Int.max),
+                                 (["-L", "--max-redirs", "0", "a"], 1)] {
             let options = try ArgumentParser().parse(arguments)
             let configuration = ConfigurationFactory.configuration(
                 for: options, builder: try RequestBuilder(options: options, postData: PostData(pieces: [])), tls: TLSSetup(options.tls), cookies: CookieSetup(options))

@@ -67,6 +67,10 @@ struct SessionRedirectTests {
             #expect(error?.reason.contains("3") == true, "\(String(describing: error))")
             #expect(delegate.metrics?.transactionMetrics.count == 4, "three followed, the fourth refused")
             #expect(server.requestCount == 4)
+            // The error names the redirect it did not follow, as the last transaction does.
+            #expect(error?.response?.statusCode == 302)
+            #expect(error?.response?.url.path == "/redirect/1")
+            #expect(error?.response?.value(forHTTPHeaderField: "Location") == "/get")
         }
     }
 

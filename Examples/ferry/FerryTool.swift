@@ -81,10 +81,11 @@ struct FerryTool {
         return code
     }
 
-    /// `-w @file` reads the format from a file (`@-`: standard input), as curl.
-    private static func loadFormat(_ argument: String) -> String {
+    /// `-w @file` reads the format from a file (`@-`: standard input), as curl, whose 7.88
+    /// drops the file's line breaks: a line break in the output is written `\n`.
+    static func loadFormat(_ argument: String, readFile: PostData.FileReader = PostData.readFile) -> String {
         guard argument.hasPrefix("@") else { return argument }
-        let bytes = PostData.readFile(String(argument.dropFirst())) ?? []
-        return String(decoding: bytes, as: UTF8.self)
+        let bytes = readFile(String(argument.dropFirst())) ?? []
+        return String(decoding: bytes.filter { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }, as: UTF8.self)
     }
 }

@@ -34,6 +34,14 @@ struct HeaderArgument: Equatable, Sendable {
         }
     }
 
+    /// The lines of a `-H @file`, each an argument of its own: split at LF, a CR before it
+    /// dropped, as curl reads them.
+    static func lines(of contents: [UInt8]) -> [String] {
+        contents.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map { line in
+            String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
+        }
+    }
+
     /// The field name, lower-cased, for matching defaults (field names are case-insensitive).
     var canonicalName: String { name.lowercased() }
 }

@@ -31,7 +31,12 @@ struct OptionSpec: Sendable {
             }
             options.method = text
         },
-        value("header", "H") { options, text in options.headers.append(text) },
+        value("header", "H") { options, text in
+            // curl: `@file` (`@-`: standard input) holds headers, one per line; a file that
+            // cannot be read adds none, silently, as curl's.
+            guard text.hasPrefix("@") else { return options.headers.append(text) }
+            options.headers += HeaderArgument.lines(of: PostData.readFile(String(text.dropFirst())) ?? [])
+        },
         value("user-agent", "A") { options, text in options.userAgent = text },
         value("referer", "e") { options, text in
             // curl's ';auto': with -L, each redirect names the page before it (AutoReferer);

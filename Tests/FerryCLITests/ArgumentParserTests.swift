@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ferry
 
@@ -184,5 +185,18 @@ struct ArgumentParserTests {
         #expect(try parse("a").showsErrors)
         #expect(try parse("-s", "a").showsErrors == false)
         #expect(try parse("-sS", "a").showsErrors)
+    }
+
+    @Test("-H @file adds the file's lines as headers, as curl; a file that cannot be read adds none")
+    func headersFromAFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-headers-\(UUID().uuidString)").path
+        try Data("X-A: 1\nX-B: 2\r\n\n  \nX-C;\nbogus\n".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let options = try parse("-H", "X-First: 0", "-H", "@\(path)", "-H", "@\(path).missing", "http://a/")
+        #expect(options.headers == ["X-First: 0", "X-A: 1", "X-B: 2", "  ", "X-C;", "bogus"])
+        #expect(options.headerArguments == [
+            HeaderArgument(name: "X-First", action: .add("0")), HeaderArgument(name: "X-A", action: .add("1")),
+            HeaderArgument(name: "X-B", action: .add("2")), HeaderArgument(name: "X-C", action: .add("")),
+        ])
     }
 }

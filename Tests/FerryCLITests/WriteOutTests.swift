@@ -89,4 +89,12 @@ struct WriteOutTests {
         #expect(WriteOut.seconds(12.3456789) == "12.345679")
         #expect(WriteOut.seconds(-1) == "0.000000")
     }
+
+    @Test("-w @file drops the file's line breaks, as curl 7.88; \\n still writes one")
+    func aFormatFileLosesItsLineBreaks() {
+        let file = Array("a=%{http_code}\nb=%{size_download}\\n\r\n".utf8)
+        #expect(FerryTool.loadFormat("@format.txt", readFile: { $0 == "format.txt" ? file : nil }) == "a=%{http_code}b=%{size_download}\\n")
+        #expect(FerryTool.loadFormat("@missing", readFile: { _ in nil }) == "")
+        #expect(FerryTool.loadFormat("plain\n", readFile: { _ in nil }) == "plain\n")
+    }
 }

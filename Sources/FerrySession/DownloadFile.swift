@@ -15,7 +15,8 @@ final class DownloadFile: @unchecked Sendable {
     /// The caller's destination that ``path`` is renamed over by ``commit()``; nil when the
     /// file written is the one handed over.
     private(set) var destination: String?
-    /// False for a device or FIFO written in place: a failed download must not remove it.
+    /// False for a file written in place (a device, a FIFO, a file in a directory the caller
+    /// cannot write): a failed download must not remove it.
     private var unlinksOnDiscard = true
     // Only touched on the exchange's loop after creation (read by tests).
     private(set) var fd: Int32
@@ -24,6 +25,9 @@ final class DownloadFile: @unchecked Sendable {
     /// A continued file holds bytes past ``length`` that go once the download writes (or
     /// finishes): until then a refused answer leaves the file as it was.
     private var cutPending = false
+    /// The length the file has when complete, when the server said it (a 206's
+    /// Content-Range): a body that ends before it leaves the download incomplete.
+    var completeLength: Int64?
 
     private init(path: String, fd: Int32, length: Int64 = 0) {
         self.path = path
@@ -44,8 +48,16 @@ final class DownloadFile: @unchecked Sendable {
     /// A directory is refused at once. A device, FIFO or socket (`/dev/null`, `/dev/stdout`)
     /// is written in place and never removed. A regular file being replaced keeps its mode;
     /// in a directory the caller cannot write, it is written in place (no one without that
-    /// right can have planted a link there).
-    static func create(replacing destination: String) throws(SystemError) -> DownloadFile {
+    /// right can have planted a link there): it is cut at the first byte written, so a
+    /// download that fails before leaves it as it was, and it is never removed (a failure
+    /// after the first byte leaves what arrived).
+    /// - Parameter makeSibling: Creates the new file beside the destination (tests fail it).
+    static func create(
+        replacing destination: String,
+        makeSibling: (String) throws(SystemError) -> (fd: Int32, path: String) = { path throws(SystemError) in
+            try PrivateFile.createSibling(of: path, suffix: "part")
+        }
+    ) throws(SystemError) -> DownloadFile {
         var existing = stat()
         let exists = lstat(destination, &existing) == 0
         let type = existing.st_mode & S_IFMT
@@ -59,11 +71,14 @@ final class DownloadFile: @unchecked Sendable {
         }
         let sibling: (fd: Int32, path: String)
         do throws(SystemError) {
-            sibling = try PrivateFile.createSibling(of: destination, suffix: "part")
+            sibling = try makeSibling(destination)
         } catch where exists && type == S_IFREG && (error.errno == EACCES || error.errno == EROFS) {
-            let fd = open(destination, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
+            let fd = open(destination, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
             guard fd >= 0 else { throw SystemError(errno: errno, syscall: "open") }
-            return DownloadFile(path: destination, fd: fd)
+            let file = DownloadFile(path: destination, fd: fd)
+            file.cutPending = existing.st_size > 0
+            file.unlinksOnDiscard = false
+            return file
         }
         // The permission bits only: a set-user-ID bit must not pass to bytes from a server.
         let mode = exists && type == S_IFREG ? existing.st_mode & 0o777 : 0o666 & ~currentUmask
@@ -203,7 +218,7 @@ final class DownloadFile: @unchecked Sendable {
         if result != 0 { throw SystemError(errno: errno, syscall: "close") }
     }
 
-    /// Closes and removes the partial file (never a device or FIFO written in place).
+    /// Closes and removes the partial file (never a file written in place).
     func discard() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1

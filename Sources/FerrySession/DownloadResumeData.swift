@@ -49,15 +49,23 @@ struct DownloadResumeData: Codable, Equatable, Sendable {
     }
 
     /// The validator `fields` (a response head's) offer: a strong `ETag`, else (when there is
-    /// no tag at all) `Last-Modified`; nil when the response cannot be resumed (a weak tag,
-    /// `W/"…"`, may not be used with ranges, and rules the date out too).
+    /// no tag at all) a strong `Last-Modified`; nil when the response cannot be resumed (a weak
+    /// tag, `W/"…"`, may not be used with ranges, and rules the date out too).
+    ///
+    /// RFC 9110 §13.1.5 allows a date in `If-Range` only when it is strong (§8.8.2.2): the
+    /// response's `Date` at least a second after it. A resource changed twice within its
+    /// last-modified second keeps that date, and its parts must not be joined.
     static func validator(in fields: HTTPFields) -> Validator? {
         if let tag = fields[.eTag] {
             // RFC 9110 §13.1.5: no date either when the representation has a weak tag.
             return tag.hasPrefix("\"") && tag.count >= 2 && tag.hasSuffix("\"") ? .entityTag(tag) : nil
         }
-        if let date = fields[.lastModified], !date.isEmpty { return .lastModified(date) }
-        return nil
+        // The cookie date algorithm reads every form an HTTP-date may take.
+        guard let text = fields[.lastModified], let modified = SetCookieParser.cookieDate(text),
+              let sent = fields[.date].flatMap(SetCookieParser.cookieDate), sent.timeIntervalSince(modified) >= 1 else {
+            return nil
+        }
+        return .lastModified(text)
     }
 
     /// The bytes a caller keeps.

@@ -1,8 +1,9 @@
 import FerryWire
 
 /// What a response to a continued download (`Range: bytes=N-`, with `If-Range` when the
-/// bytes on disk have a validator) means for those bytes, as URLSession and curl `-C` read it.
-/// Pure.
+/// bytes on disk have a validator) means for those bytes, as URLSession and curl `-C` read it:
+/// only a part of the same version (validator and length), from byte N to the end, is joined
+/// to them. Pure.
 enum ResumeResponse: Equatable {
     /// 206 from byte N: append the body; `total` is the whole file's length when known.
     case continues(total: Int64?)
@@ -17,13 +18,34 @@ enum ResumeResponse: Equatable {
     /// Another status (a 404, a 503): nothing was said about the bytes on disk.
     case otherStatus(Int)
 
-    /// Judges a response of `status` with `contentRange` to a request for bytes from `offset`;
-    /// `validated` says whether the request carried `If-Range`.
-    static func judge(status: Int, contentRange: String?, offset: Int64, validated: Bool) -> ResumeResponse {
+    /// What the bytes on disk are known to be part of.
+    struct OnDisk: Equatable {
+        /// How many there are: the request asks for bytes from here.
+        var offset: Int64
+        /// The version they belong to, sent in `If-Range`; nil when none was sent.
+        var validator: DownloadResumeData.Validator?
+        /// The whole resource's length when they were written, if the server said it.
+        var expectedLength: Int64?
+    }
+
+    /// What the response says of itself, beyond its status.
+    struct Answer: Equatable {
+        var contentRange: String?
+        /// Its `Content-Length`, when it has one.
+        var contentLength: Int64?
+        var entityTag: String?
+        var lastModified: String?
+    }
+
+    /// Judges a response of `status` to a request for the bytes after `onDisk`.
+    static func judge(status: Int, _ answer: Answer, onDisk: OnDisk) -> ResumeResponse {
+        let offset = onDisk.offset
         switch status {
         case 200:
-            return validated ? .restarts : .mismatch("the server ignored the range request and sent the whole resource (200)")
+            return onDisk.validator != nil
+                ? .restarts : .mismatch("the server ignored the range request and sent the whole resource (200)")
         case 206:
+            let contentRange = answer.contentRange
             guard let text = contentRange, let parsed = ContentRange(text), let range = parsed.range else {
                 return .mismatch("206 without a valid Content-Range (\(contentRange.map { String($0.prefix(80)) } ?? "none"))")
             }
@@ -34,18 +56,49 @@ enum ResumeResponse: Equatable {
             if let total = parsed.completeLength, range.upperBound != total - 1 {
                 return .mismatch("206 ends at byte \(range.upperBound) of \(total), not at the end")
             }
+            // A body of another length than its range would leave the file short or long.
+            if let length = answer.contentLength, length != range.upperBound - range.lowerBound + 1 {
+                return .mismatch("206 for bytes \(range.lowerBound)-\(range.upperBound) carries \(length) bytes")
+            }
+            // Only parts of one version may be joined (RFC 9110 §15.3.7.3): a server or proxy
+            // that ignored If-Range shows it by naming another version, or another length.
+            if let refusal = otherVersion(answer, parsed.completeLength, onDisk: onDisk) { return .mismatch(refusal) }
             return .continues(total: parsed.completeLength)
         case 416:
-            guard let text = contentRange, let parsed = ContentRange(text), parsed.range == nil,
+            guard let text = answer.contentRange, let parsed = ContentRange(text), parsed.range == nil,
                   let total = parsed.completeLength else {
                 return .mismatch("416 without the resource's length")
             }
             guard total == offset else {
                 return .mismatch("416: the resource has \(total) bytes, but \(offset) are on disk")
             }
+            // The bytes on disk were of a longer resource: this one is another.
+            if let expected = onDisk.expectedLength, expected != total {
+                return .mismatch("416: the resource has \(total) bytes, but the download began with \(expected)")
+            }
             return .alreadyComplete
         default:
             return .otherStatus(status)
         }
+    }
+
+    /// Why a 206 is of another version than the bytes on disk, or nil when nothing says so.
+    private static func otherVersion(_ answer: Answer, _ total: Int64?, onDisk: OnDisk) -> String? {
+        switch onDisk.validator {
+        case .entityTag(let tag)?:
+            if let other = answer.entityTag, other != tag {
+                return "the 206 is of version \(other.prefix(80)), the bytes on disk of \(tag.prefix(80))"
+            }
+        case .lastModified(let date)?:
+            if let other = answer.lastModified, other != date {
+                return "the 206 was last modified \(other.prefix(40)), the bytes on disk \(date.prefix(40))"
+            }
+        case nil:
+            break
+        }
+        if let expected = onDisk.expectedLength, let total, expected != total {
+            return "the 206 says the resource has \(total) bytes, but the download began with \(expected)"
+        }
+        return nil
     }
 }

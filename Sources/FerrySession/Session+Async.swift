@@ -54,7 +54,9 @@ extension Session {
     /// symbolic link at `destination` is replaced, not written through. A replaced file keeps
     /// its permission bits. A directory is refused before anything is sent; a device
     /// (`/dev/null`) is written in place. An existing file in a directory you cannot write is
-    /// written in place too, and removed if the download fails. The error of a failed
+    /// written in place too (it cannot be replaced in one step there): it stays as it was if
+    /// the download fails before its first body byte, and holds what arrived if it fails
+    /// later; it is never removed. The error of a failed
     /// download carries no resume data (a download task's does:
     /// ``downloadTask(with:completionHandler:)``; ``download(for:continuing:from:delegate:)``
     /// continues a file of your own).

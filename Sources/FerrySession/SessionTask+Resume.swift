@@ -65,8 +65,12 @@ extension SessionTask {
     func answersContinuation(_ response: NetworkResponse) -> Bool {
         guard case .file(.continuing(let continuation)) = engineSide.sink, continuation.offset > 0 else { return false }
         let offset = continuation.offset
-        let verdict = ResumeResponse.judge(status: response.statusCode, contentRange: response.headerFields[.contentRange],
-                                           offset: offset, validated: continuation.validator != nil)
+        let fields = response.headerFields
+        let answer = ResumeResponse.Answer(contentRange: fields[.contentRange], contentLength: response.expectedContentLength,
+                                           entityTag: fields[.eTag], lastModified: fields[.lastModified])
+        let onDisk = ResumeResponse.OnDisk(offset: offset, validator: continuation.validator,
+                                           expectedLength: continuation.expectedLength)
+        let verdict = ResumeResponse.judge(status: response.statusCode, answer, onDisk: onDisk)
         switch verdict {
         case .continues(let total):
             // A range of an encoded body cannot be decoded on its own, nor appended to the bytes on disk.
@@ -79,6 +83,8 @@ extension SessionTask {
                 return overflow ? nil : sum
             }
             core.withLock { $0.downloadContinues(at: offset, expectedTotal: expected) }
+            // A body that ends early but cleanly (a last chunk) must not pass for the whole file.
+            engineSide.file?.completeLength = total
             tellDownloadResumed(at: offset, expectedTotal: expected)
             return false
         case .restarts:
@@ -110,6 +116,15 @@ extension SessionTask {
         }
     }
 
+    /// What is read of the body of an answer ``answersContinuation(_:)`` took: the rest of a
+    /// 416, dropped, so the connection stays reusable; nothing of one the task fails on, whose
+    /// body may be the whole resource (a server that ignored the range) or never come: the
+    /// connection closes instead, and the decided failure stands (``exchangeDidFail(_:metrics:)``).
+    func bodyDemandAfterJudgingContinuation() -> BodyDemand {
+        guard case .fail = engineSide.followUp else { return .more }
+        return .stop(EngineError(.internalInconsistency("the answer to a continued download was refused; its body is not read")))
+    }
+
     /// The bytes on disk do not belong to what the server has now: they go (unless they are
     /// the caller's) and the task fails.
     private func refuse(_ failure: ResumeFailure, response: NetworkResponse) -> Bool {
@@ -123,7 +138,13 @@ extension SessionTask {
     /// caller's). On the exchange's loop, or on the thread that resumed the task before its
     /// first exchange: where ``engineSide`` may be touched.
     func settlePartialDownload(after error: NetworkError) -> NetworkError {
-        guard engineSide.file != nil else { return error }
+        guard engineSide.file != nil else {
+            // Cancelled before its first exchange opened the file: the bytes on disk are as the
+            // resume data left them, and the same data continues them when a cancel asks for it.
+            guard case .file(.continuing(let continuation)) = engineSide.sink,
+                  core.withLock({ $0.resumeDataHandler != nil }) else { return error }
+            return error.attaching(resumeData: continuationResumeData(continuation))
+        }
         let resumeData = partialDownloadResumeData(cancelled: error.code == .cancelled)
         let kept = engineSide.endPartialOutput(keeping: resumeData != nil)
         return kept ? error.attaching(resumeData: resumeData) : error

@@ -244,6 +244,12 @@ struct TaskEngineSide {
     mutating func finishedResult(response: NetworkResponse, url: URL?) -> Result<TaskResult, NetworkError> {
         guard case .file = sink, let file else { return .success(TaskResult(response: response, data: collected)) }
         self.file = nil
+        if let complete = file.completeLength, file.length != complete {
+            // A continued body that ended cleanly but early (a last chunk before the range's end).
+            if !keepsCallersFile { file.discard() } else { try? file.close() }
+            let failure = ResumeFailure.mismatch("the 206 ended at byte \(file.length) of \(complete)")
+            return .failure(NetworkError(SessionFailure.cannotResume(failure), url: url).attaching(response: response))
+        }
         do throws(SystemError) {
             try file.applyPendingCut()
             try file.close()

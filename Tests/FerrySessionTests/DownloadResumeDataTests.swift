@@ -17,12 +17,19 @@ struct DownloadResumeDataTests {
         #expect(try DownloadResumeData.decode(Self.sample.encoded()) == Self.sample)
     }
 
-    @Test("the validator: a strong ETag, else (no tag at all) Last-Modified, else none", arguments: [
-        ([HTTPField(name: .eTag, value: "\"abc\""), HTTPField(name: .lastModified, value: "Tue, 24 Nov 2026 10:00:00 GMT")],
-         DownloadResumeData.Validator.entityTag("\"abc\"")),
+    static let modified = HTTPField(name: .lastModified, value: "Tue, 24 Nov 2026 10:00:00 GMT")
+
+    @Test("the validator: a strong ETag, else (no tag at all) a strong Last-Modified, else none", arguments: [
+        ([HTTPField(name: .eTag, value: "\"abc\""), modified], DownloadResumeData.Validator.entityTag("\"abc\"")),
         // RFC 9110 §13.1.5: a weak tag rules the date out too.
-        ([HTTPField(name: .eTag, value: "W/\"abc\""), HTTPField(name: .lastModified, value: "Tue, 24 Nov 2026 10:00:00 GMT")], nil),
-        ([HTTPField(name: .lastModified, value: "Tue, 24 Nov 2026 10:00:00 GMT")], .lastModified("Tue, 24 Nov 2026 10:00:00 GMT")),
+        ([HTTPField(name: .eTag, value: "W/\"abc\""), modified], nil),
+        // §8.8.2.2: the date is strong when the response was sent at least a second later.
+        ([modified, HTTPField(name: .date, value: "Tue, 24 Nov 2026 10:00:01 GMT")], .lastModified("Tue, 24 Nov 2026 10:00:00 GMT")),
+        ([modified, HTTPField(name: .date, value: "Wed, 25 Nov 2026 08:00:00 GMT")], .lastModified("Tue, 24 Nov 2026 10:00:00 GMT")),
+        // Sent within its last-modified second, or with no Date: it may change again unseen.
+        ([modified, HTTPField(name: .date, value: "Tue, 24 Nov 2026 10:00:00 GMT")], nil),
+        ([modified], nil),
+        ([HTTPField(name: .lastModified, value: "yesterday"), HTTPField(name: .date, value: "Wed, 25 Nov 2026 08:00:00 GMT")], nil),
         ([HTTPField(name: .eTag, value: "W/\"abc\"")], nil),
         ([], nil),
     ] as [([HTTPField], DownloadResumeData.Validator?)])

@@ -64,13 +64,18 @@ enum ConfigFile {
         throw UsageError("config file: unterminated quote in the parameter of \(option)", suggestsHelp: false)
     }
 
+    /// A config file that cannot be read: curl's exit 26, with errno's words.
+    private static func unreadable(_ path: String) -> UsageError {
+        UsageError("cannot read config from '\(path)': \(String(cString: strerror(errno)))", suggestsHelp: false, exitCode: .readError)
+    }
+
     /// Calls `body` with each entry of the file at `path` (`-` for standard input), in order.
     /// - Throws: ``UsageError`` when the file cannot be read, a line is longer than
     ///   ``maximumLineBytes`` or malformed, or what `body` throws.
     static func forEachEntry(in path: String, _ body: (Entry) throws(UsageError) -> Void) throws(UsageError) {
         let descriptor = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw UsageError("cannot read config from '\(path)': \(String(cString: strerror(errno)))", suggestsHelp: false)
+            throw unreadable(path)
         }
         defer { if descriptor != 0 { close(descriptor) } }
         var pending: [UInt8] = []
@@ -79,7 +84,7 @@ enum ConfigFile {
             let count = slice.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw UsageError("cannot read config from '\(path)': \(String(cString: strerror(errno)))", suggestsHelp: false)
+                throw unreadable(path)
             }
             if count == 0 { break }
             pending.append(contentsOf: slice[0..<count])

@@ -42,7 +42,7 @@ struct FerryTool {
             builder = try RequestBuilder(options: options, postData: postData)
         } catch {
             console.writeErrorLines(error.lines)
-            return .usage
+            return error.exitCode
         }
         if !options.form.isEmpty {
             // After the usage checks, as curl: `-F a=@missing -d x` is a usage error first.

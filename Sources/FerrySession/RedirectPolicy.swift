@@ -35,7 +35,8 @@ enum RedirectPolicy {
         }
     }
 
-    /// Decides about a response to `request`, after `followed` redirects so far.
+    /// Decides about a response to `request`, after `followed` redirects so far: without a
+    /// Location, or with an empty one, the response is the task's.
     /// - Parameters:
     ///   - status: The response's status code.
     ///   - location: Its Location field, if any.
@@ -45,7 +46,11 @@ enum RedirectPolicy {
     ///     https → http rule (``SessionConfiguration/allowsInsecureRedirects``).
     static func decide(status: Int, location: String?, request: NetworkRequest, followed: Int,
                        configuration: SessionConfiguration) -> Outcome {
-        guard isRedirect(status), let location, configuration.httpMaximumRedirects > 0 else { return .deliver }
+        // An empty Location names this very page (RFC 3986 §4.4): following it would only ask
+        // again; the 3xx is the answer, as curl takes it.
+        guard isRedirect(status), let location, !location.isEmpty, configuration.httpMaximumRedirects > 0 else {
+            return .deliver
+        }
         guard followed < configuration.httpMaximumRedirects else {
             return .fail(.tooMany(limit: configuration.httpMaximumRedirects))
         }

@@ -17,6 +17,13 @@ struct FerryToolTests {
         #expect(result.out.isEmpty)
     }
 
+    @Test("a -K file that cannot be read is curl's 26, not a usage error")
+    func anUnreadableConfigFileIsTwentySix() async {
+        let result = await run("-K", "/nonexistent/ferry.conf", "http://127.0.0.1:9/")
+        #expect(result.code == .readError)
+        #expect(result.err == "ferry: cannot read config from '/nonexistent/ferry.conf': No such file or directory\n")
+    }
+
     @Test func usageErrorsPrintEvenWithSilent() async {
         let result = await run("-s", "--frobnicate", "http://127.0.0.1:9/")
         #expect(result.code == .usage)

@@ -73,6 +73,9 @@ struct Transfer: Sendable {
             observer = TransferObserver.make(for: options, console: console)
             if let observer { started.delegate = observer }
             let (body, response) = try await started.bytes()
+            // -v prints the head on the delegate queue, which got it before this call returned:
+            // once the queue caught up, its `<` lines come before the body, as curl's do.
+            if options.verbose { await Self.catchUp(with: session) }
             report.record(response)
             mayHaveAbandonedBody = true
             if options.include || options.headOnly {
@@ -277,9 +280,14 @@ struct Transfer: Sendable {
     private static func metrics(of task: DataTask, waiting: Bool) async -> TaskMetrics? {
         guard waiting else { return task.metrics }
         for await _ in task.progressUpdates {}
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            task.session.delegateQueue.async { continuation.resume() }
-        }
+        await catchUp(with: task.session)
         return task.metrics
+    }
+
+    /// Returns once `session`'s delegate queue ran what was queued on it before this call.
+    private static func catchUp(with session: Session) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            session.delegateQueue.async { continuation.resume() }
+        }
     }
 }

@@ -77,6 +77,27 @@ struct EndToEndRedirectTests {
         }
     }
 
+    @Test("-v with its output on the same pipe: the response head comes before the body, as curl's")
+    func verboseHeadComesBeforeTheBody() async throws {
+        // Head and body in one write, as a small response comes: the order was a race (the
+        // head came last in most runs), so several runs.
+        let runs = 16
+        let reply = ConnectionScript.reply("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nBODY-LINE\n", closeAfter: false)
+        try await ScriptedServer.withServer(scripts: Array(repeating: reply, count: runs)) { server in
+            for _ in 0..<runs {
+                let result = try await CommandRunner.run(
+                    "/bin/sh", ["-c", "\"$0\" -sSv \"$1\" 2>&1", FerryProcess.binary.path, server.url("/").absoluteString],
+                    timeLimit: FerryProcess.timeLimit)
+                #expect(result.status == 0, "\(result)")
+                // (A CRLF is one Character: split at every kind of line end.)
+                let lines = result.stdoutText.split(whereSeparator: \.isNewline).map(String.init)
+                let head = try #require(lines.firstIndex { $0.hasPrefix("< HTTP/1.1 200") }, "\(result.stdoutText)")
+                let body = try #require(lines.firstIndex { $0 == "BODY-LINE" }, "\(result.stdoutText)")
+                #expect(head < body, "\(result.stdoutText)")
+            }
+        }
+    }
+
     @Test func verboseShowsEveryResponseHead() async throws {
         try await HTTPBinServer.withServer { server in
             let result = try await FerryProcess.run("-sSLv", "-o", "/dev/null", server.url("/redirect/1").absoluteString)

@@ -38,7 +38,7 @@ struct FerryTool {
             }
             try options.validateContinuation()
             let postData = PostData(pieces: options.data)
-            if !options.silent { console.writeErrorLines(postData.warnings + options.form.flatMap(\.warnings)) }
+            if !options.silent { console.writeErrorLines(options.warnings + postData.warnings + options.form.flatMap(\.warnings)) }
             builder = try RequestBuilder(options: options, postData: postData)
         } catch {
             console.writeErrorLines(error.lines)

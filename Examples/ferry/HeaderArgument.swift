@@ -34,12 +34,11 @@ struct HeaderArgument: Equatable, Sendable {
         }
     }
 
-    /// The lines of a `-H @file`, each an argument of its own: split at LF, a CR before it
-    /// dropped, as curl reads them.
+    /// The lines of a `-H @file`, each an argument of its own: split at CR or LF, as curl
+    /// reads them.
     static func lines(of contents: [UInt8]) -> [String] {
-        contents.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map { line in
-            String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
-        }
+        contents.split(omittingEmptySubsequences: true) { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+            .map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The field name, lower-cased, for matching defaults (field names are case-insensitive).

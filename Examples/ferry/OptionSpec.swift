@@ -33,9 +33,11 @@ struct OptionSpec: Sendable {
         },
         value("header", "H") { options, text in
             // curl: `@file` (`@-`: standard input) holds headers, one per line; a file that
-            // cannot be read adds none, silently, as curl's.
+            // cannot be read adds none, with a warning, as curl's.
             guard text.hasPrefix("@") else { return options.headers.append(text) }
-            options.headers += HeaderArgument.lines(of: PostData.readFile(String(text.dropFirst())) ?? [])
+            let path = String(text.dropFirst())
+            guard let contents = PostData.readFile(path) else { return options.warnings.append("Warning: Failed to open \(path)!") }
+            options.headers += HeaderArgument.lines(of: contents)
         },
         value("user-agent", "A") { options, text in options.userAgent = text },
         value("referer", "e") { options, text in

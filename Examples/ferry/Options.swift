@@ -40,6 +40,9 @@ struct Options: Sendable, Equatable {
     var outputs: [String] = []
     var method: String?
     var headers: [String] = []
+    /// What reading the command line warned of (a `-H @file` that cannot be read), printed
+    /// unless `-s`.
+    var warnings: [String] = []
     var data: [DataPiece] = []
     /// `-F`/`--form` and `--form-string` parts, in order (a `multipart/form-data` POST).
     var form: [FormArgument] = []

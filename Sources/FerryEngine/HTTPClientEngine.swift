@@ -147,6 +147,13 @@ package final class ExchangeHandle: @unchecked Sendable {
         loop?.execute { [self] in exchange?.abort(EngineError(.cancelled)) }
     }
 
+    /// Fails the exchange with `error`, as ``BodyDemand/stop(_:)`` does, for a decision taken
+    /// after the head callback returned; its delegate then receives `exchangeDidFail` with it
+    /// unless it already ended.
+    package func stop(_ error: EngineError) {
+        loop?.execute { [self] in exchange?.abort(error) }
+    }
+
     /// Resumes reading after the delegate returned ``BodyDemand/pause``.
     package func resumeReading() {
         loop?.execute { [self] in exchange?.resumeReading() }

@@ -82,15 +82,29 @@ enum ResumeResponse: Equatable {
         }
     }
 
+    /// Whether two HTTP-dates name the same second (the cookie date algorithm reads every form
+    /// one may take); text that is not a date must match exactly.
+    private static func sameDate(_ one: String, _ other: String) -> Bool {
+        guard let first = SetCookieParser.cookieDate(one), let second = SetCookieParser.cookieDate(other) else { return one == other }
+        return first == second
+    }
+
+    /// An entity tag without its weakness prefix.
+    private static func opaque(_ tag: String) -> Substring {
+        tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
+    }
+
     /// Why a 206 is of another version than the bytes on disk, or nil when nothing says so.
     private static func otherVersion(_ answer: Answer, _ total: Int64?, onDisk: OnDisk) -> String? {
+        // Compared weakly (RFC 9110 §8.8.3.2): the server compared If-Range strongly, and a
+        // CDN may weaken the tag of what it passes on; a date is compared as a date.
         switch onDisk.validator {
         case .entityTag(let tag)?:
-            if let other = answer.entityTag, other != tag {
+            if let other = answer.entityTag, opaque(other) != opaque(tag) {
                 return "the 206 is of version \(other.prefix(80)), the bytes on disk of \(tag.prefix(80))"
             }
         case .lastModified(let date)?:
-            if let other = answer.lastModified, other != date {
+            if let other = answer.lastModified, !sameDate(other, date) {
                 return "the 206 was last modified \(other.prefix(40)), the bytes on disk \(date.prefix(40))"
             }
         case nil:

@@ -89,9 +89,8 @@ extension SessionTask: ExchangeDelegate {
         switch exchangeDidReceiveHead(head) {
         case .more: run(core.withLock { $0.machine.responseAllowed() })
         case .pause: break
-        // No head handler stops an exchange today; should one, the task must still end,
-        // and only the engine can fail its exchange: it is cancelled.
-        case .stop: core.withLock { $0.handle }?.cancel()
+        // A refused continuation: the engine fails the exchange, and the decided failure stands.
+        case .stop(let error): core.withLock { $0.handle }?.stop(error)
         }
     }
 

@@ -137,7 +137,10 @@ extension SessionTask {
             } else {
                 engineSide.followUp = nil
                 // The response is the task's: a continued download's is judged first.
-                if answersContinuation(response) { return run(core.withLock { $0.machine.responseAllowed() }) }
+                if answersContinuation(response) {
+                    if case .stop(let error) = bodyDemandAfterJudgingContinuation() { return handle.stop(error) }
+                    return run(core.withLock { $0.machine.responseAllowed() })
+                }
                 let demand = deliverHead(response)
                 // Reading resumes unless the data delegate now decides about this response.
                 if demand == .more { run(core.withLock { $0.machine.responseAllowed() }) }

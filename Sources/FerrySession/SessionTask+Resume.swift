@@ -19,7 +19,8 @@ extension DownloadTask {
     ///
     /// A download can be continued when its request is a GET without a body, its response is
     /// a 200 (or the 206 of a continued download) that names a validator (a strong `ETag`, or
-    /// `Last-Modified`) and was not content-decoded, and some of its body is on disk. The
+    /// a `Last-Modified` at least a second before the response's `Date`) and was not
+    /// content-decoded, and some of its body is on disk. The
     /// partial file stays in `$TMPDIR` (as `ferry-download-…`) until a task continued from the
     /// data finishes it; resume data dropped leaves it to the system's cleaning of temporary
     /// files (systemd-tmpfiles, a reboot). The data holds the request's URL and header fields:
@@ -59,7 +60,8 @@ extension DownloadTask {
 extension SessionTask {
     /// Judges the final response head of a download that continues a file, on the
     /// exchange's loop, before it is delivered. Returns true when the task answers it itself
-    /// (the file was complete already, or cannot be continued: a ``FollowUp`` drops the body);
+    /// (the file was complete already: a ``FollowUp`` drops the body; or it cannot be
+    /// continued: the exchange stops, ``bodyDemandAfterJudgingContinuation()``);
     /// false when the response is the task's to deliver (its body goes on after the bytes on
     /// disk, or replaces them), or the task continues nothing.
     func answersContinuation(_ response: NetworkResponse) -> Bool {
@@ -139,9 +141,11 @@ extension SessionTask {
     /// first exchange: where ``engineSide`` may be touched.
     func settlePartialDownload(after error: NetworkError) -> NetworkError {
         guard engineSide.file != nil else {
-            // Cancelled before its first exchange opened the file: the bytes on disk are as the
-            // resume data left them, and the same data continues them when a cancel asks for it.
-            guard case .file(.continuing(let continuation)) = engineSide.sink,
+            // Cancelled before it started (no exchange ran, and the file was never opened): the
+            // bytes on disk are as the resume data left them, and the same data continues them
+            // when a cancel asks for it. (A file discarded by a refused answer is nil too.)
+            guard error.code == .cancelled, engineSide.transactions.isEmpty,
+                  case .file(.continuing(let continuation)) = engineSide.sink,
                   core.withLock({ $0.resumeDataHandler != nil }) else { return error }
             return error.attaching(resumeData: continuationResumeData(continuation))
         }

@@ -239,17 +239,19 @@ struct TaskEngineSide {
     // MARK: - End
 
     /// What the output holds once the exchange completed.
-    /// The file is closed (or, after a failure, removed unless it is the caller's): nothing
-    /// is left for the task's settlement to keep or name in resume data.
+    /// The file is closed (or, after a failure to close or move it, removed unless it is the
+    /// caller's). A continued file that ended short of its 206's range is left open, for the
+    /// task's settlement to keep with resume data, as a download that stopped part way.
     mutating func finishedResult(response: NetworkResponse, url: URL?) -> Result<TaskResult, NetworkError> {
         guard case .file = sink, let file else { return .success(TaskResult(response: response, data: collected)) }
-        self.file = nil
         if let complete = file.completeLength, file.length != complete {
-            // A continued body that ended cleanly but early (a last chunk before the range's end).
-            if !keepsCallersFile { file.discard() } else { try? file.close() }
-            let failure = ResumeFailure.mismatch("the 206 ended at byte \(file.length) of \(complete)")
-            return .failure(NetworkError(SessionFailure.cannotResume(failure), url: url).attaching(response: response))
+            // A continued body that ended cleanly but early (a last chunk before the range's
+            // end): the download stopped part way, and its file is settled as any such
+            // (kept with resume data when it can be continued).
+            let early = EngineError(.partialBody(received: file.length, expected: complete))
+            return .failure(NetworkError(early, url: url).attaching(response: response))
         }
+        self.file = nil
         do throws(SystemError) {
             try file.applyPendingCut()
             try file.close()

@@ -36,18 +36,9 @@ struct ReachabilityLookupTests {
         try await NetworkNamespace.with { namespace in
             var environment = NetworkReachabilityManager.Environment.namespace(at: namespace.path)
             environment.resolver = resolver
-            // Started off the pool: opening a socket in another namespace joins a helper thread.
             func started(_ host: String) async throws -> NetworkReachabilityManager {
                 let manager = NetworkReachabilityManager(target: .host(host), environment: environment)
-                let failure = await offThePool { () -> ReachabilityError? in
-                    do throws(ReachabilityError) {
-                        try manager.startMonitoring()
-                        return nil
-                    } catch {
-                        return error
-                    }
-                }
-                if let failure { throw failure }
+                try await manager.startMonitoringOffThePool()
                 return manager
             }
             // The one worker is busy with the first name.

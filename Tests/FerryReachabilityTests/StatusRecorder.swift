@@ -43,16 +43,7 @@ final class StatusRecorder: Sendable {
     /// a helper thread) and waits for the first status.
     func start(expecting status: NetworkReachabilityStatus, sourceLocation: SourceLocation = #_sourceLocation) async {
         await transition("start monitoring", to: status, sourceLocation: sourceLocation) {
-            let manager = self.manager
-            let failure = await offThePool { () -> ReachabilityError? in
-                do throws(ReachabilityError) {
-                    try manager.startMonitoring()
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-            if let failure { throw failure }
+            try await self.manager.startMonitoringOffThePool()
         }
     }
 
@@ -90,5 +81,21 @@ final class StatusRecorder: Sendable {
         let (seconds, attoseconds) = duration.components
         let value = Double(seconds) * 1000 + Double(attoseconds) / 1e15
         return String(Int(value.rounded()))
+    }
+}
+
+extension NetworkReachabilityManager {
+    /// ``startMonitoring()`` on a thread of its own, never on the cooperative pool: opening a
+    /// socket in another namespace joins a helper thread.
+    func startMonitoringOffThePool() async throws(ReachabilityError) {
+        let failure = await offThePool { () -> ReachabilityError? in
+            do throws(ReachabilityError) {
+                try self.startMonitoring()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
     }
 }

@@ -285,7 +285,7 @@ struct SessionResumeTests {
     }
 
     /// Resumes `task` and returns its error (nil when it succeeded).
-    static func failure(of task: DownloadTask) async -> NetworkError? {
+    static func failure(of task: DownloadTask, afterResuming: () async -> Void = {}) async -> NetworkError? {
         let failure = Locked<NetworkError?>(nil)
         let done = AsyncEvent()
         _ = task.attachCompletion(.handler { outcome in
@@ -293,6 +293,7 @@ struct SessionResumeTests {
             done.set()
         })
         task.resume()
+        await afterResuming()
         #expect(await done.wait(timeout: .seconds(30)))
         return failure.withLock { $0 }
     }

@@ -6,8 +6,9 @@ import TestSupport
 
 /// Only a part of the same version is joined to the bytes on disk (RFC 9110 §15.3.7.3): a
 /// server or proxy that ignores If-Range shows it by naming another version or another length,
-/// and a part that ends early must not pass for the whole file. Each such answer fails the
-/// continued download, and its partial file goes. An answer refused at its head fails the task
+/// and a part that ends early must not pass for the whole file. Each answer of another version
+/// fails the continued download, and its partial file goes; a part that ends early stops it
+/// part way, with resume data. An answer refused at its head fails the task
 /// there: its body (here, one that never comes) is not awaited. Bytes on disk that no answer
 /// touched (a task cancelled before it started) keep their resume data.
 @Suite("Resumed downloads join only the same version")
@@ -28,9 +29,6 @@ struct SessionResumeVersionTests {
          "206 for bytes \(cut)-\(size - 1) carries 30 bytes"),
         ("HTTP/1.1 416 Range Not Satisfiable\r\nContent-Length: 0\r\nContent-Range: bytes */\(cut)\r\n\r\n",
          "416: the resource has \(cut) bytes, but the download began with \(size)"),
-        (partHead("Transfer-Encoding: chunked\r\nContent-Range: bytes \(cut)-\(size - 1)/\(size)\r\nETag: \"v1\"\r\n")
-            + "a\r\n0123456789\r\n0\r\n\r\n",
-         "the 206 ended at byte \(cut + 10) of \(size)"),
     ])
     func refused(answer: String, words: String) async throws {
         // After the head, nothing until the client closes: a task that waited for the body
@@ -46,6 +44,41 @@ struct SessionResumeVersionTests {
             #expect(error?.reason.contains(words) == true, "\(String(describing: error))")
             #expect(error?.response != nil)
             #expect(!FileManager.default.fileExists(atPath: partial), "the bytes on disk go with the version they belonged to")
+        }
+    }
+
+    @Test("an answer of another version that came while the task was suspended fails it as refused once resumed")
+    func aRefusedHeldHeadFailsAsRefused() async throws {
+        let suspended = AsyncEvent()
+        let other = Self.partHead("Content-Length: \(Self.size - Self.cut)\r\nContent-Range: bytes \(Self.cut)-\(Self.size - 1)/\(Self.size)\r\n"
+            + "ETag: \"v2\"\r\n")
+        let script = ConnectionScript([.readRequest, .waitUntil { suspended.isSet }, .send(other), .stallUntilClosed(limit: .seconds(120))])
+        try await SessionResumeTests.afterCut(at: Self.cut, by: .reset, then: [script]) { session, _, resumeData in
+            let task = session.downloadTask(withResumeData: resumeData)
+            // Ends at the head, not after a body that never comes (30 s).
+            let error = await SessionResumeTests.failure(of: task) {
+                task.suspend()
+                suspended.set()
+                #expect(await waitUntil { task.isHoldingResponseHeadForTests }, "the head waits for the task")
+                task.resume()
+            }
+            #expect(error?.code == .cannotResumeDownload, "refused, not cancelled: \(String(describing: error))")
+        }
+    }
+
+    @Test("a 206 that ends before its range does (a last chunk too soon) stops part way: the file stays, with resume data")
+    func aPartThatEndsEarlyIsNotTheWholeFile() async throws {
+        let early = Self.partHead("Transfer-Encoding: chunked\r\nContent-Range: bytes \(Self.cut)-\(Self.size - 1)/\(Self.size)\r\n"
+            + "ETag: \"v1\"\r\n") + "a\r\n0123456789\r\n0\r\n\r\n"
+        try await SessionResumeTests.afterCut(at: Self.cut, by: .reset, then: [.reply(early, closeAfter: false)]) { session, _, resumeData in
+            let error = await networkError { try await session.download(resumeFrom: resumeData) }
+            #expect(error?.code == .networkConnectionLost, "\(String(describing: error))")
+            #expect(error?.reason.contains("\(Self.size - Self.cut - 10) bytes remaining") == true, "\(String(describing: error))")
+            let again = try DownloadResumeData.decode(try #require(error?.downloadTaskResumeData, "the bytes that came can be continued"))
+            defer { unlink(again.partialFilePath) }
+            #expect(again.bytesOnDisk == Int64(Self.cut + 10))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: again.partialFilePath))
+                    == Data(SessionResumeTests.source[..<Self.cut]) + Data("0123456789".utf8))
         }
     }
 

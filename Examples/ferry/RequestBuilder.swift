@@ -225,12 +225,18 @@ struct RequestBuilder: Sendable {
         let text = escapingTail(of: typed, hasScheme: hasScheme)
         // The common case, a URL with a scheme and a path, is parsed once.
         if hasScheme, let url = URL(string: text), let host = url.host(), !host.isEmpty, !url.path(percentEncoded: true).isEmpty {
-            return url
+            return removingDotSegments(url)
         }
         guard var components = URLComponents(string: hasScheme ? text : "http://" + text),
               let host = components.host, !host.isEmpty else { return nil }
         if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
-        return components.url
+        return components.url.map(removingDotSegments)
+    }
+
+    /// `url` without the `.` and `..` segments of its path (RFC 3986 §5.2.4), as curl sends
+    /// it: `/a/../b` asks for `/b`. The query and escaped dots (`%2e`) are left as they are.
+    private static func removingDotSegments(_ url: URL) -> URL {
+        url.path(percentEncoded: true).contains("/.") ? url.standardized : url
     }
 
     /// `text` with its path, query and fragment escaped where needed (``QueryEncoder/encodeURLTail(_:)``);

@@ -92,6 +92,12 @@ struct EndToEndTransferTests {
             #expect(result.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(result.stdoutText.hasSuffix("\r\n\r\n"))
             #expect(server.lastRequest?.method == "HEAD")
+            // With -X, the method goes, and still only the head is written, as curl's.
+            let posted = try await FerryProcess.run("-sS", "-I", "-X", "POST", server.url("/anything").absoluteString)
+            #expect(posted.status == 0, "\(posted)")
+            #expect(posted.stdoutText.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(posted.stdoutText.hasSuffix("\r\n\r\n"), "no body: \(posted.stdoutText)")
+            #expect(server.lastRequest?.method == "POST")
         }
     }
 

@@ -137,6 +137,12 @@ struct RequestBuilderTests {
         #expect(RequestBuilder.url(from: "http://") == nil)
         // curl 7.88 refuses a space in a URL with exit 3; so does ferry.
         #expect(RequestBuilder.url(from: "http://h/a b") == nil)
+        // Dot segments go from the path, as curl 7.88 sends it; the query and %2e stay.
+        #expect(RequestBuilder.url(from: "http://h/a/../echo")?.absoluteString == "http://h/echo")
+        #expect(RequestBuilder.url(from: "h/a/./b/../c?x=/../y")?.absoluteString == "http://h/a/c?x=/../y")
+        #expect(RequestBuilder.url(from: "http://h/../../x")?.absoluteString == "http://h/x")
+        #expect(RequestBuilder.url(from: "http://h/a/b/..")?.absoluteString == "http://h/a/")
+        #expect(RequestBuilder.url(from: "http://h/%2e%2e/x")?.absoluteString == "http://h/%2e%2e/x")
         let builder = try builder()
         #expect(throws: NetworkError(.badURL, reason: "")) { try builder.request(for: "http://") }
     }

@@ -73,7 +73,7 @@ extension SessionTask: ExchangeDelegate {
         if status == 417, engineSide.sentEnginesExpectation, let demand = retryWithoutExpectation(runningRequest, response: response) {
             return demand
         }
-        if answersContinuation(response) { return bodyDemandAfterJudgingContinuation() }
+        if let demand = handleContinuation(response) { return demand }
         switch deliverHead(response) {
         case .more: return .more
         case .pause: return .pause

@@ -137,8 +137,8 @@ extension SessionTask {
             } else {
                 engineSide.followUp = nil
                 // The response is the task's: a continued download's is judged first.
-                if answersContinuation(response) {
-                    if case .stop(let error) = bodyDemandAfterJudgingContinuation() { return handle.stop(error) }
+                if let demand = handleContinuation(response) {
+                    if case .stop(let error) = demand { return handle.stop(error) }
                     return run(core.withLock { $0.machine.responseAllowed() })
                 }
                 let demand = deliverHead(response)

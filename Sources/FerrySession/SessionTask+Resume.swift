@@ -59,12 +59,23 @@ extension DownloadTask {
 
 extension SessionTask {
     /// Judges the final response head of a download that continues a file, on the
-    /// exchange's loop, before it is delivered. Returns true when the task answers it itself
-    /// (the file was complete already: a ``FollowUp`` drops the body; or it cannot be
-    /// continued: the exchange stops, ``bodyDemandAfterJudgingContinuation()``);
-    /// false when the response is the task's to deliver (its body goes on after the bytes on
-    /// disk, or replaces them), or the task continues nothing.
-    func answersContinuation(_ response: NetworkResponse) -> Bool {
+    /// exchange's loop, before it is delivered, as ``handleRedirect(_:response:request:)``
+    /// does a redirect. Returns nil when the response is the task's to deliver (its body goes
+    /// on after the bytes on disk, or replaces them), or the task continues nothing. Otherwise
+    /// the task answers it itself, and returns what is read of its body: the rest of a 416 for
+    /// a file complete already, dropped (a ``FollowUp`` finishes the task; the connection stays
+    /// reusable); nothing of an answer the task fails on, whose body may be the whole resource
+    /// (a server that ignored the range) or never come: the exchange stops, and the decided
+    /// failure stands (``exchangeDidFail(_:metrics:)``).
+    func handleContinuation(_ response: NetworkResponse) -> BodyDemand? {
+        guard answersContinuation(response) else { return nil }
+        guard case .fail = engineSide.followUp else { return .more }
+        return .stop(EngineError(.internalInconsistency("the answer to a continued download was refused; its body is not read")))
+    }
+
+    /// Whether the task answers a continued download's final response itself (see
+    /// ``handleContinuation(_:)``), and how (``engineSide``'s follow-up).
+    private func answersContinuation(_ response: NetworkResponse) -> Bool {
         guard case .file(.continuing(let continuation)) = engineSide.sink, continuation.offset > 0 else { return false }
         let offset = continuation.offset
         let fields = response.headerFields
@@ -116,15 +127,6 @@ extension SessionTask {
             engineSide.followUp = .fail(kept ? failure.attaching(resumeData: resumeData) : failure)
             return true
         }
-    }
-
-    /// What is read of the body of an answer ``answersContinuation(_:)`` took: the rest of a
-    /// 416, dropped, so the connection stays reusable; nothing of one the task fails on, whose
-    /// body may be the whole resource (a server that ignored the range) or never come: the
-    /// connection closes instead, and the decided failure stands (``exchangeDidFail(_:metrics:)``).
-    func bodyDemandAfterJudgingContinuation() -> BodyDemand {
-        guard case .fail = engineSide.followUp else { return .more }
-        return .stop(EngineError(.internalInconsistency("the answer to a continued download was refused; its body is not read")))
     }
 
     /// The bytes on disk do not belong to what the server has now: they go (unless they are

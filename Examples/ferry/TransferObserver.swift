@@ -3,7 +3,8 @@ import Synchronization
 
 /// Prints `-v` lines as one transfer's heads go out and come in, from the session's delegate
 /// callbacks, gives redirects `-e ';auto'`'s Referer, keeps the heads of the redirects followed
-/// for `-L -i`/`-I`, and refuses the first redirect under `-L --max-redirs 0`. The callbacks
+/// for `-L -i`/`-I`, keeps `-X`'s method on every hop of `-L`, and refuses the first redirect
+/// under `-L --max-redirs 0`. The callbacks
 /// run on the session's serial delegate queue, in order, so the `>` and `<` lines come out in
 /// the order they happened. Set only when one of these is asked for: without it the transfer
 /// has no delegate, and no event costs a hop to the delegate queue.
@@ -18,6 +19,8 @@ final class TransferObserver: SessionTaskDelegate {
     private let keepsRedirectHeads: Bool
     /// `-L --max-redirs 0`: curl follows no redirect and fails on the first (exit 47).
     private let refusesRedirects: Bool
+    /// `-X` with `-L`: the method every hop is sent with (curl's custom request).
+    private let keptMethod: HTTPRequest.Method?
     /// What the redirect callbacks leave for ``Transfer``.
     private struct Redirects {
         var heads = ""
@@ -26,23 +29,27 @@ final class TransferObserver: SessionTaskDelegate {
     private let redirects = Mutex(Redirects())
 
     init(verboseTo console: Console?, showsCredentials: Bool, namesRedirectingPage: Bool,
-         keepsRedirectHeads: Bool = false, refusesRedirects: Bool = false) {
+         keepsRedirectHeads: Bool = false, refusesRedirects: Bool = false, keptMethod: HTTPRequest.Method? = nil) {
         self.console = console
         self.showsCredentials = showsCredentials
         self.namesRedirectingPage = namesRedirectingPage
         self.keepsRedirectHeads = keepsRedirectHeads
         self.refusesRedirects = refusesRedirects
+        self.keptMethod = keptMethod
     }
 
     /// The observer `options` ask for, or nil when they ask for none of `-v`, `;auto`,
-    /// `-L` with `-i`/`-I`, and `-L --max-redirs 0`.
+    /// `-L` with `-i`/`-I`, `-L` with `-X`, and `-L --max-redirs 0`.
     static func make(for options: Options, console: Console) -> TransferObserver? {
         let keepsRedirectHeads = options.followRedirects && (options.include || options.headOnly)
         let refusesRedirects = options.followRedirects && options.maxRedirects == 0
-        guard options.verbose || options.namesRedirectingPage || keepsRedirectHeads || refusesRedirects else { return nil }
+        let keptMethod = options.followRedirects ? options.method.flatMap { HTTPRequest.Method($0) } : nil
+        guard options.verbose || options.namesRedirectingPage || keepsRedirectHeads || refusesRedirects || keptMethod != nil else {
+            return nil
+        }
         return TransferObserver(verboseTo: options.verbose ? console : nil, showsCredentials: options.showsCredentials,
                                 namesRedirectingPage: options.namesRedirectingPage,
-                                keepsRedirectHeads: keepsRedirectHeads, refusesRedirects: refusesRedirects)
+                                keepsRedirectHeads: keepsRedirectHeads, refusesRedirects: refusesRedirects, keptMethod: keptMethod)
     }
 
     /// The heads of the redirects followed so far, as `-i` writes them, in order; each is
@@ -70,7 +77,8 @@ final class TransferObserver: SessionTaskDelegate {
 
     /// A redirect's head is printed too (with `-L`, as curl prints every hop) and kept for
     /// `-i`; the redirect is followed, with the page it came from as its Referer under
-    /// `;auto`, unless `--max-redirs 0` refuses it (the 3xx is then the task's response).
+    /// `;auto` and `-X`'s method, unless `--max-redirs 0` refuses it (the 3xx is then the
+    /// task's response).
     func session(_ session: Session, task: SessionTask, willPerformHTTPRedirection response: NetworkResponse,
                  newRequest request: NetworkRequest, completionHandler: @escaping @Sendable (NetworkRequest?) -> Void) {
         if refusesRedirects {
@@ -83,6 +91,20 @@ final class TransferObserver: SessionTaskDelegate {
             let head = HeadFormatter.included(response)
             redirects.withLock { $0.heads += head }
         }
-        completionHandler(namesRedirectingPage ? AutoReferer.request(request, redirectedBy: response) : request)
+        var next = namesRedirectingPage ? AutoReferer.request(request, redirectedBy: response) : request
+        if let keptMethod { next = Self.request(next, keeping: keptMethod, after: response.statusCode) }
+        completionHandler(next)
+    }
+
+    /// `request`, which a `status` redirect leads to, as curl sends it under `-X METHOD -L`:
+    /// with `METHOD` whatever the redirect made of it, and with a body only after 307 and 308.
+    /// (curl turns the POST that `-d`, `-F` and `--json` make into a GET on 301, 302 and 303,
+    /// dropping the data, then names the GET with `-X`'s method: `-X POST -d x` on a 302 sends
+    /// a POST without a body.)
+    static func request(_ request: NetworkRequest, keeping method: HTTPRequest.Method, after status: Int) -> NetworkRequest {
+        var next = request
+        next.method = method
+        if status != 307 && status != 308 { next.removeBody() }
+        return next
     }
 }

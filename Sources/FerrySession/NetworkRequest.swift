@@ -59,6 +59,16 @@ public struct NetworkRequest: Sendable {
         self.body = body
     }
 
+    /// Drops the body and the fields that describe it (`Content-Type`, `Content-Length`,
+    /// `Transfer-Encoding`, `Content-Encoding`), as a 303 redirect does when it turns a POST
+    /// into a GET; the method stays as it is.
+    public mutating func removeBody() {
+        body = nil
+        for name in [HTTPField.Name.contentType, .contentLength, .transferEncoding, .contentEncoding] {
+            headerFields[name] = nil
+        }
+    }
+
     /// Replaces every field named `name` with `value`, or removes them when `value` is nil.
     /// - Throws: ``NetworkError`` with code ``NetworkError/Code/invalidRequest`` when `name` is not a
     ///   token or `value` holds CR, LF, NUL or another forbidden byte.

@@ -74,10 +74,7 @@ enum RedirectPolicy {
         next.url = target
         if changesToGet(status: status, method: request.method) {
             next.method = .get
-            next.body = nil
-            for name in [HTTPField.Name.contentType, .contentLength, .transferEncoding, .contentEncoding] {
-                next.headerFields[name] = nil
-            }
+            next.removeBody()
         }
         // A stream body is kept: the task asks its delegate for a new stream to send (a stream
         // cannot be read twice), or takes the 3xx as the answer.

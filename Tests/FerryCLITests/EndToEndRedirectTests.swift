@@ -66,6 +66,23 @@ struct EndToEndRedirectTests {
         }
     }
 
+    @Test("-X with -L: every hop is sent with -X's method, as curl; the data goes again only on 307 and 308",
+          arguments: [("POST", 302, false), ("POST", 303, false), ("PUT", 301, false), ("DELETE", 303, false),
+                      ("POST", 307, true), ("PUT", 308, true)])
+    func customMethodOnEveryHop(method: String, status: Int, keepsData: Bool) async throws {
+        try await HTTPBinServer.withServer { server in
+            let url = server.url("/redirect-to?url=/anything&status_code=\(status)").absoluteString
+            let result = try await FerryProcess.run("-sSL", "-X", method, "-d", "abc", url)
+            #expect(result.status == 0, "\(result)")
+            let echo = try #require(try JSONSerialization.jsonObject(with: Data(result.stdoutText.utf8)) as? [String: Any])
+            #expect(echo["method"] as? String == method, "\(result)")
+            #expect(echo["data"] as? String == (keepsData ? "abc" : ""), "\(result)")
+            let headers = try #require(echo["headers"] as? [String: Any])
+            #expect((headers["Content-Type"] != nil) == keepsData, "\(headers)")
+            #expect(server.requestCount == 2)
+        }
+    }
+
     @Test("a redirect to a port nobody listens on: -w names the 302 and the URL that failed, as curl")
     func aFailedHopIsNamedByWriteOut() async throws {
         try await HTTPBinServer.withServer { server in

@@ -5,6 +5,7 @@ enum HelpText {
      -d, --data <data>          HTTP POST data (@file reads a file, CR/LF stripped)
          --data-binary <data>   HTTP POST data exactly as given (@file too)
          --data-raw <data>      HTTP POST data, '@' not special
+         --data-urlencode <data> HTTP POST data URL-encoded ([name]=text, [name]@file)
          --json <data>          HTTP POST JSON (sets Content-Type and Accept)
      -F, --form <name=content>  Multipart POST part: name=value, name=@file (streamed;
                                 ;type=a/b ;filename=x) or name=<file (file as value)

@@ -50,6 +50,7 @@ struct OptionSpec: Sendable {
         value("data-ascii", nil) { options, text in options.data.append(.init(kind: .ascii, value: text)) },
         value("data-binary", nil) { options, text in options.data.append(.init(kind: .binary, value: text)) },
         value("data-raw", nil) { options, text in options.data.append(.init(kind: .raw, value: text)) },
+        value("data-urlencode", nil) { options, text in options.data.append(.init(kind: .urlencode, value: text)) },
         value("json", nil) { options, text in options.data.append(.init(kind: .json, value: text)) },
         value("form", "F") { options, text throws(UsageError) in options.form.append(try FormArgument(parsing: text)) },
         value("form-string", nil) { options, text throws(UsageError) in

@@ -16,6 +16,9 @@ struct Options: Sendable, Equatable {
             case raw
             /// `--json`: like `--data-binary`, joined to other JSON pieces without a separator.
             case json
+            /// `--data-urlencode`: `content`, `name=content` or `[name]@file`, the content
+            /// percent-encoded (``PostData/urlEncoded(_:)``).
+            case urlencode
         }
 
         var kind: Kind

@@ -29,10 +29,11 @@ struct PostData: Equatable, Sendable {
     }
 
     private mutating func load(_ piece: Options.DataPiece, readFile: FileReader) -> [UInt8] {
+        if piece.kind == .urlencode { return urlEncodedPiece(piece.value, readFile: readFile) }
         guard piece.kind != .raw, piece.value.hasPrefix("@") else { return Array(piece.value.utf8) }
         let path = String(piece.value.dropFirst())
         guard let content = readFile(path) else {
-            warnings.append("Warning: Couldn't read data from file \"\(path)\", this makes an empty POST.")
+            warnings.append(Self.unreadableWarning(path))
             return []
         }
         // curl's -d @file drops carriage returns and newlines; the binary forms keep every byte.
@@ -40,6 +41,52 @@ struct PostData: Equatable, Sendable {
             return content.filter { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
         }
         return content
+    }
+
+    /// curl's `--data-urlencode` argument: `name=content` (the first `=`; no name before it
+    /// sends the content alone), else `[name]@file` (the file's every byte; `-` is standard
+    /// input), else the content alone. A file that cannot be read or is empty sends nothing,
+    /// not even the name, as curl 7.88.
+    private mutating func urlEncodedPiece(_ argument: String, readFile: FileReader) -> [UInt8] {
+        let separator = argument.firstIndex(of: "=") ?? argument.firstIndex(of: "@")
+        guard let separator else { return Self.urlEncoded(Array(argument.utf8)) }
+        let name = argument[..<separator]
+        let rest = String(argument[argument.index(after: separator)...])
+        var content = Array(rest.utf8)
+        if argument[separator] == "@" {
+            guard let read = readFile(rest) else {
+                warnings.append(Self.unreadableWarning(argument))
+                return []
+            }
+            guard !read.isEmpty else { return [] }
+            content = read
+        }
+        return name.isEmpty ? Self.urlEncoded(content) : Array(name.utf8) + [UInt8(ascii: "=")] + Self.urlEncoded(content)
+    }
+
+    /// `bytes` as curl's `--data-urlencode` writes them: every byte but RFC 3986's unreserved
+    /// characters (letters, digits, `-._~`) as `%XX`, and a space as `+`.
+    static func urlEncoded(_ bytes: [UInt8]) -> [UInt8] {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                output.append(byte)
+            case UInt8(ascii: " "):
+                output.append(UInt8(ascii: "+"))
+            default:
+                output += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return output
+    }
+
+    /// curl's warning for a data file it cannot read (it names the argument as given).
+    private static func unreadableWarning(_ name: String) -> String {
+        "Warning: Couldn't read data from file \"\(name)\", this makes an empty POST."
     }
 
     /// Reads a whole file, or standard input for `-`.

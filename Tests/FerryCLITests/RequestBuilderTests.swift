@@ -60,6 +60,24 @@ struct RequestBuilderTests {
         #expect(data.warnings == ["Warning: Couldn't read data from file \"missing\", this makes an empty POST."])
     }
 
+    @Test("--data-urlencode encodes as curl 7.88 does (outputs taken from it)", arguments: [
+        ("hello world", "hello+world"), ("=a=b c", "a%3Db+c"), ("name=a b&c", "name=a+b%26c"), ("=@x", "%40x"),
+        ("a@b=c", "a@b=c"), ("", ""), ("n=", "n="), ("~-._*!'()", "~-._%2A%21%27%28%29"), ("é", "%C3%A9"),
+        ("@f", "a+b%0A%26c%3Dd%C3%A9%0A"), ("n@f", "n=a+b%0A%26c%3Dd%C3%A9%0A"), ("n@empty", ""),
+    ])
+    func dataURLEncode(argument: String, sent: String) throws {
+        let files: [String: [UInt8]] = ["f": Array("a b\n&c=dé\n".utf8), "empty": []]
+        #expect(try builder("--data-urlencode", argument, files: files).body == Array(sent.utf8))
+    }
+
+    @Test func dataURLEncodeJoinsWithOtherDataAndGoesIntoTheQueryWithG() throws {
+        #expect(try builder("--data-urlencode", "x=1 2", "-d", "y=3", "--data-urlencode", "z").body == Array("x=1+2&y=3&z".utf8))
+        #expect(try request("-G", "--data-urlencode", "x=1 2&", url: "http://h/p?q=1").url.absoluteString == "http://h/p?q=1&x=1+2%26")
+        let unreadable = PostData(pieces: [.init(kind: .urlencode, value: "n@missing")]) { _ in nil }
+        #expect(unreadable.bytes.isEmpty)
+        #expect(unreadable.warnings == ["Warning: Couldn't read data from file \"n@missing\", this makes an empty POST."])
+    }
+
     @Test func getMovesDataToTheQuery() throws {
         let request = try request("-G", "-d", "a=b c", "-d", "é=1&x=%zz&y=%41", url: "http://h/p?q=1")
         #expect(request.method == .get)

@@ -68,18 +68,25 @@ public struct HTTPRequestSerializer: RequestSerializing {
     }
 
     /// Applies the default fields, the timeout and `parameters` (query or form body).
+    ///
+    /// As AFNetworking's (its fix #2864: an empty string is a valid form), a method that sends
+    /// parameters as a body gets a form body even without parameters: an empty one, with
+    /// `Content-Type: application/x-www-form-urlencoded` unless the request has a type. A
+    /// request that has a body already keeps it when there are no parameters.
     /// - Throws: ``NetworkError``: what ``queryStringWriter`` throws; ``NetworkError/Code/badURL``
     ///   when the query it wrote for the URL holds a byte RFC 3986 does not allow there (a
     ///   space, CR, LF, `#`, non-ASCII, a `%` not before two hex digits).
     public func serialize(_ request: NetworkRequest, with parameters: Parameters?) throws(NetworkError) -> NetworkRequest {
-        var request = request
-        for field in httpRequestHeaders where request.headerFields[field.name] == nil {
-            request.headerFields.append(field)
+        var request = applyingDefaults(to: request)
+        let query: String
+        if let parameters {
+            query = try queryStringWriter.map { writer throws(NetworkError) in try writer(request, parameters) }
+                ?? QueryStringSerialization.queryString(from: parameters)
+        } else if httpMethodsEncodingParametersInURI.contains(request.method) || request.body != nil {
+            return request
+        } else {
+            query = ""
         }
-        if request.timeoutInterval == nil, let timeoutInterval { request.timeoutInterval = timeoutInterval }
-        guard let parameters else { return request }
-        let query = try queryStringWriter.map { writer throws(NetworkError) in try writer(request, parameters) }
-            ?? QueryStringSerialization.queryString(from: parameters)
         if httpMethodsEncodingParametersInURI.contains(request.method) {
             guard !query.isEmpty else { return request }
             // QueryStringSerialization escapes everything; a caller's writer may not, and
@@ -102,16 +109,27 @@ public struct HTTPRequestSerializer: RequestSerializing {
     /// For a serializer that writes parameters as a body of its own (JSON, property list, a
     /// caller's format): the methods that put parameters in the URL keep this serializer's
     /// rules; the others get the default fields, the timeout, `body(parameters)` and
-    /// `contentType` unless the request has a `Content-Type` already.
+    /// `contentType` unless the request has a `Content-Type` already, or, without parameters,
+    /// no body (AFJSONRequestSerializer's and AFPropertyListRequestSerializer's rule).
     /// - Throws: ``NetworkError``: what `body` throws, or a refused header.
     public func serialize(_ request: NetworkRequest, with parameters: Parameters?, asBody contentType: String,
                           _ body: (Parameters) throws(NetworkError) -> [UInt8]) throws(NetworkError) -> NetworkRequest {
-        guard let parameters, !httpMethodsEncodingParametersInURI.contains(request.method) else {
-            return try serialize(request, with: parameters)
-        }
-        var request = try serialize(request, with: nil)
+        guard !httpMethodsEncodingParametersInURI.contains(request.method) else { return try serialize(request, with: parameters) }
+        var request = applyingDefaults(to: request)
+        guard let parameters else { return request }
         request.body = .bytes(try body(parameters))
         if request.headerFields[.contentType] == nil { request.headerFields[.contentType] = contentType }
+        return request
+    }
+
+    /// `request` with the default fields it does not set itself, and the timeout unless it has
+    /// one: what every serializer applies, whatever it does with parameters.
+    public func applyingDefaults(to request: NetworkRequest) -> NetworkRequest {
+        var request = request
+        for field in httpRequestHeaders where request.headerFields[field.name] == nil {
+            request.headerFields.append(field)
+        }
+        if request.timeoutInterval == nil, let timeoutInterval { request.timeoutInterval = timeoutInterval }
         return request
     }
 

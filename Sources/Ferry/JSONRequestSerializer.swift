@@ -53,7 +53,7 @@ public struct JSONRequestSerializer: RequestSerializing {
     public func serialize(_ request: NetworkRequest, json body: JSONValue) throws(NetworkError) -> NetworkRequest {
         let writer = JSONWriter(prettyPrinted: writingOptions.contains(.prettyPrinted),
                                 escapesSlashes: !writingOptions.contains(.withoutEscapingSlashes))
-        var request = try http.serialize(request, with: nil)
+        var request = http.applyingDefaults(to: request)
         do throws(JSONWriter.Failure) {
             request.body = .bytes(try writer.write(body))
         } catch {
@@ -70,7 +70,7 @@ public struct JSONRequestSerializer: RequestSerializing {
     ///   encoder refused.
     public func serialize(_ request: NetworkRequest, encoding body: some Encodable,
                           with encoder: JSONEncoder = JSONEncoder()) throws(NetworkError) -> NetworkRequest {
-        var request = try http.serialize(request, with: nil)
+        var request = http.applyingDefaults(to: request)
         do {
             request.body = .data(try encoder.encode(body))
         } catch {

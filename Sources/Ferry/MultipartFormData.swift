@@ -155,7 +155,8 @@ public struct MultipartFormData: Sendable {
     /// extension (``mimeType(forPathExtension:)``): AFNetworking's
     /// `appendPartWithFileURL:name:error:`.
     /// - Throws: ``NetworkError`` with ``NetworkError/Code/cannotOpenFile`` naming the path and
-    ///   the system's reason when the file is missing, unreadable, a directory or not a regular file.
+    ///   the system's reason when the file is missing, unreadable, a directory or not a regular
+    ///   file; ``NetworkError/Code/badURL`` when `fileURL` is not a file URL.
     public mutating func appendPart(fileURL: URL, name: String) throws(NetworkError) {
         try appendPart(fileURL: fileURL, name: name, fileName: fileURL.lastPathComponent,
                        mimeType: Self.mimeType(forPathExtension: fileURL.pathExtension))
@@ -163,10 +164,14 @@ public struct MultipartFormData: Sendable {
 
     /// A file part with the file name and type given: `appendPartWithFileURL:name:fileName:mimeType:error:`.
     /// The file is not read now; its size is noted for ``contentLength``.
-    /// - Throws: ``NetworkError``: ``NetworkError/Code/cannotOpenFile`` as for
-    ///   ``appendPart(fileURL:name:)``, ``NetworkError/Code/invalidRequest`` for a type with
-    ///   CR, LF or another control character.
+    /// - Throws: ``NetworkError``: ``NetworkError/Code/badURL`` when `fileURL` is not a file
+    ///   URL (an `https` URL is not read from the disk at its path), as AFNetworking;
+    ///   ``NetworkError/Code/cannotOpenFile`` as for ``appendPart(fileURL:name:)``;
+    ///   ``NetworkError/Code/invalidRequest`` for a type with CR, LF or another control character.
     public mutating func appendPart(fileURL: URL, name: String, fileName: String, mimeType: String) throws(NetworkError) {
+        guard fileURL.isFileURL else {
+            throw NetworkError(.badURL, reason: "Expected a file URL for the form part \"\(name)\", not \(fileURL.absoluteString)")
+        }
         let path = fileURL.path(percentEncoded: false)
         let size = try Self.regularFileSize(path)
         let head = try MultipartPart.head(name: name, fileName: fileName, mimeType: mimeType)

@@ -24,8 +24,9 @@ import Foundation
 /// `PropertyListSerialization` reads almost any single word as an OpenStep string, so
 /// accepting it would turn an error page's text into a value.
 ///
-/// An empty body is nil without an error, as in AFNetworking. A refused status throws the HTTP
-/// serializer's error, which carries the response and the body.
+/// An empty body is nil without an error, as AFNetworking's JSON serializer takes one (its
+/// property-list serializer fails on the empty body of a 204). A refused status throws the
+/// HTTP serializer's error, which carries the response and the body.
 public struct PropertyListResponseSerializer: ValidatingResponseSerializer {
     /// A property list's encoding: `.xml`, `.binary` or `.openStep`.
     public typealias Format = PropertyListSerialization.PropertyListFormat

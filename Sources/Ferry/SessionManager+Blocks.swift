@@ -60,7 +60,10 @@ extension SessionManager {
         hooks.update { $0.dataTaskDidReceiveData = block }
     }
 
-    /// A download is complete in a temporary file: return where to move it (replacing a file there), or nil to let it be removed; a task's own destination comes first (`setDownloadTaskDidFinishDownloadingBlock:`).
+    /// A download is complete in a temporary file: return where to move it (replacing a file
+    /// there), or nil to leave the choice to the task's own destination, if any, else to let
+    /// the file be removed. As AFNetworking's, this block is asked first: a URL from it
+    /// overrides the task's destination (`setDownloadTaskDidFinishDownloadingBlock:`).
     public func setDownloadTaskDidFinishDownloading(_ block: (@Sendable (Session, DownloadTask, URL) -> URL?)?) {
         hooks.update { $0.downloadTaskDidFinishDownloading = block }
     }

@@ -134,9 +134,10 @@ final class SessionManagerTaskDelegate: SessionDataDelegate, SessionDownloadDele
     }
 
     func session(_ session: Session, downloadTask: DownloadTask, didFinishDownloadingTo location: URL) {
-        // The task's own destination first, then the manager's block (AFNetworking's order).
-        let target = destination.flatMap { choose in downloadTask.response.map { choose(location, $0) } }
-            ?? hooks.block { $0.downloadTaskDidFinishDownloading }?(session, downloadTask, location)
+        // The manager's block first; the task's own destination only when the block is not set
+        // or returns nil (AFURLSessionManager's order).
+        let target = hooks.block { $0.downloadTaskDidFinishDownloading }?(session, downloadTask, location)
+            ?? destination.flatMap { choose in downloadTask.response.map { choose(location, $0) } }
         guard let target else { return }
         do throws(NetworkError) {
             try FileMove.move(location, to: target)

@@ -86,11 +86,22 @@ struct HTTPRequestSerializerMultipartTests {
         #expect(error?.code == .cannotOpenFile)
     }
 
-    @Test func noPartsAndNoParametersMeanNoBody() throws {
+    @Test("an empty form is sent as AFNetworking sends it: an empty url-encoded body")
+    func noPartsAndNoParametersMeanAnEmptyFormBody() throws {
         let request = try HTTPRequestSerializer().multipartFormRequest(url: Self.url)
-        #expect(request.body == nil)
-        #expect(request.headerFields[.contentType] == nil)
+        #expect(memoryBytes(request.body) == [])
+        #expect(request.headerFields[.contentType] == "application/x-www-form-urlencoded")
         #expect(request.headerFields[.contentLength] == nil)
+    }
+
+    @Test("a part from a URL that is not a file URL is refused, never read from the disk at its path")
+    func aPartNeedsAFileURL() throws {
+        var form = MultipartFormData()
+        let error = #expect(throws: NetworkError.self) {
+            try form.appendPart(fileURL: URL(string: "https://example.com/etc/hostname")!, name: "f")
+        }
+        #expect(error?.code == .badURL)
+        #expect(form.isEmpty)
     }
 
     @Test func theBodyIsWrittenToAFileAndTheRequestKeepsItsHeaders() async throws {

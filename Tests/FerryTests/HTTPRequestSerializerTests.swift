@@ -37,12 +37,33 @@ struct HTTPRequestSerializerTests {
         #expect(Self.bodyText(serialized) == "a=1")
     }
 
-    @Test func noParametersMeanNoBodyAndNoQuery() throws {
-        let post = try HTTPRequestSerializer().request(method: .post, url: Self.url)
-        #expect(post.body == nil)
-        #expect(post.headerFields[.contentType] == nil)
-        let get = try HTTPRequestSerializer().request(method: .get, url: Self.url, parameters: [:])
-        #expect(get.url == Self.url, "an empty query adds nothing")
+    @Test("without parameters, a body method gets an empty form, as AFNetworking's #2864; a query method nothing")
+    func noParametersMeanAnEmptyFormAndNoQuery() throws {
+        for method in [HTTPRequest.Method.post, .put, .patch] {
+            let request = try HTTPRequestSerializer().request(method: method, url: Self.url)
+            #expect(memoryBytes(request.body) == [], "\(method)")
+            #expect(request.headerFields[.contentType] == "application/x-www-form-urlencoded", "\(method)")
+        }
+        var typed = NetworkRequest(url: Self.url, method: .post)
+        typed.headerFields[.contentType] = "text/plain"
+        #expect(try HTTPRequestSerializer().serialize(typed, with: nil).headerFields[.contentType] == "text/plain")
+        let withBody = NetworkRequest(url: Self.url, method: .post, body: .bytes([1, 2]))
+        let kept = try HTTPRequestSerializer().serialize(withBody, with: nil)
+        #expect(memoryBytes(kept.body) == [1, 2], "a body of the caller's stays")
+        #expect(kept.headerFields[.contentType] == nil)
+        for method in [HTTPRequest.Method.get, .head, .delete] {
+            let request = try HTTPRequestSerializer().request(method: method, url: Self.url, parameters: [:])
+            #expect(request.url == Self.url, "an empty query adds nothing")
+            #expect(request.body == nil)
+            #expect(request.headerFields[.contentType] == nil)
+        }
+        // The body serializers send nothing without parameters (AFJSONRequestSerializer).
+        let json = try JSONRequestSerializer().request(method: .post, url: Self.url)
+        #expect(json.body == nil)
+        #expect(json.headerFields[.contentType] == nil)
+        let plist = try PropertyListRequestSerializer().request(method: .post, url: Self.url)
+        #expect(plist.body == nil)
+        #expect(plist.headerFields[.contentType] == nil)
     }
 
     @Test func defaultHeadersNeverOverrideTheRequestsOwn() throws {
@@ -110,4 +131,10 @@ struct HTTPRequestSerializerTests {
         guard case .bytes(let bytes)? = request.body?.storage else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+/// The bytes of a body held in memory, or nil for none or another kind of body.
+func memoryBytes(_ body: RequestBody?) -> [UInt8]? {
+    guard case .bytes(let bytes) = body?.storage else { return nil }
+    return bytes
 }

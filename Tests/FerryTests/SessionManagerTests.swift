@@ -176,6 +176,31 @@ struct SessionManagerTests {
         }
     }
 
+    @Test("the manager's finish block is asked before the task's destination, and wins, as AFURLSessionManager's")
+    func managerBlockComesBeforeTheTaskDestination() async throws {
+        try await HTTPBinServer.withServer { server in
+            let manager = SessionManager(sessionConfiguration: ManagerTest.configuration())
+            defer { manager.invalidateSessionCancelingTasks(true, resetSession: false) }
+            let directory = try TemporaryDirectory()
+            let managerTarget = directory.url.appendingPathComponent("manager.bin")
+            let taskTarget = directory.url.appendingPathComponent("task.bin")
+            let askTheTask = Recorder(false)
+            manager.setDownloadTaskDidFinishDownloading { _, _, _ in
+                askTheTask.value ? nil : managerTarget
+            }
+            let (fileURL, _) = try await manager.download(for: NetworkRequest(url: server.url("/bytes/10"))) { _, _ in taskTarget }
+            #expect(fileURL == managerTarget)
+            #expect(FileManager.default.fileExists(atPath: managerTarget.path))
+            #expect(!FileManager.default.fileExists(atPath: taskTarget.path))
+
+            // A block that returns nil leaves the choice to the task.
+            askTheTask.update { $0 = true }
+            let (second, _) = try await manager.download(for: NetworkRequest(url: server.url("/bytes/10"))) { _, _ in taskTarget }
+            #expect(second == taskTarget)
+            #expect(try Data(contentsOf: taskTarget).count == 10)
+        }
+    }
+
     @Test("a download whose destination cannot be written fails with cannotMoveFile")
     func downloadToMissingDirectory() async throws {
         try await HTTPBinServer.withServer { server in

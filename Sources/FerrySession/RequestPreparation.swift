@@ -89,15 +89,13 @@ enum RequestPreparation {
                               url: URL) throws(NetworkError) {
         head.headerFields[proxyConnection] = nil
         var authorization = head.headerFields[.proxyAuthorization]
-        if authorization == nil, let user = proxy.user {
+        if authorization == nil {
             do throws(AuthenticationFailure) {
-                authorization = try BasicAuthentication.authorization(user: user, password: proxy.password ?? "")
+                authorization = try upFrontAuthorization(for: proxy, remembered: remembered)
             } catch {
                 throw NetworkError(SessionFailure.invalidCredential(error, forProxy: true), url: url)
             }
         }
-        // A Basic answer the proxy accepted before goes up front.
-        if authorization == nil { authorization = remembered }
         if key.scheme == "http" {
             head.target = absoluteFormTarget(of: url)
             head.headerFields[.proxyAuthorization] = authorization
@@ -109,6 +107,15 @@ enum RequestPreparation {
             connect[.userAgent] = head.headerFields[.userAgent]
             key.route = .tunnel(TunnelProxy(host: proxy.host, port: proxy.port, connectFields: connect))
         }
+    }
+
+    /// The `Proxy-Authorization` the session sends through `proxy` for a request that sets
+    /// none: Basic from the proxy URL's user and password, else the Basic answer the proxy
+    /// accepted last (`remembered`), else none.
+    /// - Throws: ``AuthenticationFailure`` when the URL's user or password cannot be sent.
+    static func upFrontAuthorization(for proxy: ProxyServer, remembered: String?) throws(AuthenticationFailure) -> String? {
+        guard let user = proxy.user else { return remembered }
+        return try BasicAuthentication.authorization(user: user, password: proxy.password ?? "")
     }
 
     private static let proxyConnection = HTTPField.Name("Proxy-Connection")!

@@ -156,6 +156,44 @@ struct SessionProxyTests {
         }
     }
 
+    @Test("the proxy URL's credential, refused up front, is not sent again: one request, one CONNECT, as curl")
+    func aRefusedUpFrontProxyCredentialIsNotRepeated() async throws {
+        try await TLSTestServer.withServer { tlsOrigin in
+            try await HTTPBinServer.withServer { origin in
+                try await ForwardProxy.withProxy(authentication: .basic(user: "ada", password: "right")) { proxy in
+                    let session = Session(configuration: try Self.configuration(proxy, user: "ada:wrong", tls: true))
+                    defer { session.invalidateAndCancel() }
+                    let post = NetworkRequest(url: origin.url("/post"), method: .post, body: .bytes(Array("payload=1".utf8)))
+                    let (_, forwarded) = try await session.data(for: post)
+                    #expect(forwarded.statusCode == 407)
+                    #expect(proxy.requestCount == 1, "the body went once")
+                    do {
+                        _ = try await session.data(for: NetworkRequest(url: try TLSSessionTest.url(tlsOrigin)))
+                        Issue.record("expected the tunnel to fail")
+                    } catch let error as NetworkError {
+                        #expect(error.code == .proxyTunnelFailed)
+                        #expect(error.response?.statusCode == 407)
+                    }
+                    #expect(proxy.requestCount == 2, "one CONNECT")
+                    #expect(tlsOrigin.requestCount == 0 && origin.requestCount == 0)
+                }
+            }
+        }
+    }
+
+    @Test("a Basic credential sent up front to a proxy that wants Digest answers its challenge")
+    func anUpFrontBasicCredentialAnswersADigestProxy() async throws {
+        try await HTTPBinServer.withServer { origin in
+            try await ForwardProxy.withProxy(authentication: .digest(user: "ada", password: "pw")) { proxy in
+                let session = Session(configuration: try Self.configuration(proxy, user: "ada:pw"))
+                defer { session.invalidateAndCancel() }
+                let (_, response) = try await session.data(for: NetworkRequest(url: origin.url("/get")))
+                #expect(response.statusCode == 200)
+                #expect(proxy.requestCount == 2, "Basic up front, then the Digest answer")
+            }
+        }
+    }
+
     @Test("a proxy that refuses CONNECT fails the task with its status; nothing reaches the origin")
     func refusedTunnel() async throws {
         try await TLSTestServer.withServer { origin in

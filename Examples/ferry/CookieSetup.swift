@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Ferry
 import FoundationEssentials
 
@@ -33,7 +36,8 @@ struct CookieSetup: Sendable {
         }
         let storage = CookieStorage()
         for file in files {
-            try? storage.loadNetscapeCookieFile(at: file, junkSessionCookies: options.junkSessionCookies)
+            // curl: `-b -` reads the cookies from standard input.
+            try? storage.loadNetscapeCookieFile(at: file == "-" ? "/dev/stdin" : file, junkSessionCookies: options.junkSessionCookies)
         }
         self.storage = storage
     }
@@ -45,29 +49,33 @@ struct CookieSetup: Sendable {
     }
 
     /// Writes the jar (`-c`), once every transfer ended, even without a cookie (curl 7.88
-    /// writes its header lines then). A jar that cannot be written is a warning, not a failed
-    /// run. A device or FIFO (`/dev/null`) is written to in place; a regular file, or a
-    /// symbolic link someone may have planted, is replaced whole by the library (a new 0600
-    /// file renamed over it), never written through.
-    func saveJar(console: Console) {
+    /// writes its header lines then). A jar that cannot be written is a warning naming the
+    /// cause (unless `silent`, as curl's `-s` silences it), not a failed run. A device or FIFO
+    /// (`/dev/null`) is written to in place; a regular file, or a symbolic link someone may
+    /// have planted, is replaced whole by the library (a new 0600 file renamed over it), never
+    /// written through.
+    func saveJar(console: Console, silent: Bool) {
         guard let jarPath, let storage else { return }
         if jarPath == "-" {
             _ = console.writeOut(storage.netscapeCookieFileText())
             return
         }
-        if let kind = try? FileManager.default.attributesOfItem(atPath: jarPath)[.type] as? FileAttributeType,
-           kind != .typeRegular, kind != .typeSymbolicLink {
-            do {
-                try Data(storage.netscapeCookieFileText().utf8).write(to: URL(fileURLWithPath: jarPath))
-            } catch {
-                console.writeErrorLines(["Warning: Failed to save cookies in \(jarPath): \(error)"])
+        var failure: String?
+        var info = stat()
+        let mode = stat(jarPath, &info) == 0 ? info.st_mode & S_IFMT : 0
+        if mode == S_IFCHR || mode == S_IFBLK || mode == S_IFIFO {
+            let fd = open(jarPath, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            if fd < 0 || !Console.writeAll(fd, Array(storage.netscapeCookieFileText().utf8)) {
+                failure = String(cString: strerror(errno))
             }
-            return
+            if fd >= 0 { close(fd) }
+        } else {
+            do throws(CookieFileError) {
+                try storage.writeNetscapeCookieFile(to: jarPath)
+            } catch {
+                failure = "\(error.systemError)"
+            }
         }
-        do throws(CookieFileError) {
-            try storage.writeNetscapeCookieFile(to: jarPath)
-        } catch {
-            console.writeErrorLines(["Warning: Failed to save cookies in \(jarPath): \(error)"])
-        }
+        if let failure, !silent { console.writeErrorLines(["Warning: Failed to save cookies in \(jarPath): \(failure)"]) }
     }
 }

@@ -114,7 +114,9 @@ struct OptionSpec: Sendable {
         flag("show-credentials", nil) { options, on in options.showsCredentials = on },
         value("write-out", "w") { options, text in options.writeOut = text },
         value("max-filesize", nil) { options, text throws(UsageError) in
-            options.maxFilesize = try size(text, option: "--max-filesize")
+            // curl: 0 is no limit.
+            let limit = try size(text, option: "--max-filesize")
+            options.maxFilesize = limit > 0 ? limit : nil
         },
         value("limit-rate", nil) { options, text throws(UsageError) in options.limitRate = try rate(text) },
         flag("parallel", "Z") { options, on in options.parallel = on },

@@ -27,7 +27,7 @@ struct Runner: Sendable {
         }
         // The last -w lines (written soon, not at once: see Console.writeOutSoon).
         console.flush()
-        cookies.saveJar(console: console)
+        cookies.saveJar(console: console, silent: options.silent)
         return code
     }
 

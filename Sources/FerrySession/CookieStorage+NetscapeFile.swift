@@ -28,7 +28,8 @@ public struct CookieFileError: Error, Sendable, Hashable, CustomStringConvertibl
 /// tab-separated fields — domain, include-subdomains (`TRUE`/`FALSE`), path, secure
 /// (`TRUE`/`FALSE`), expiry in seconds since 1970 (`0` for a session cookie), name, value.
 /// `#HttpOnly_` before the domain marks an HttpOnly cookie; other lines starting with `#`, and
-/// blank lines, are comments.
+/// blank lines, are comments. As in curl, the include-subdomains field alone makes a domain
+/// cookie: a leading dot on the domain is written for one and ignored when read.
 extension CookieStorage {
     /// The largest cookie file read (a full jar of maximal cookies is about 16 MiB).
     public static let maximumCookieFileBytes = 32 << 20
@@ -166,9 +167,9 @@ extension CookieStorage {
         let fields = line.split(separator: 0x09, maxSplits: 6, omittingEmptySubsequences: false)
         // Six fields: a cookie with an empty value, whose trailing tab was lost (curl reads it so).
         guard fields.count >= 6 else { return nil }
+        // As curl reads it: the include-subdomains field decides, a leading dot is dropped.
         var domainField = fields[0]
-        let hasLeadingDot = domainField.first == UInt8(ascii: ".")
-        if hasLeadingDot { domainField = domainField.dropFirst() }
+        if domainField.first == UInt8(ascii: ".") { domainField = domainField.dropFirst() }
         let domain = CookieRequest.canonicalHost(String(decoding: domainField, as: UTF8.self))
         guard Cookie.isValidDomain(domain), let includeSubdomains = flag(fields[1]),
               let isSecure = flag(fields[3]), let expirySeconds = seconds(fields[4]) else { return nil }
@@ -185,7 +186,7 @@ extension CookieStorage {
             return nil
         }
         let cookie = Cookie(name: name, value: value, domain: domain, path: path,
-                            isHostOnly: CookieRequest.isIPAddress(domain) || !(includeSubdomains || hasLeadingDot),
+                            isHostOnly: CookieRequest.isIPAddress(domain) || !includeSubdomains,
                             isSecure: isSecure, isHTTPOnly: isHTTPOnly, sameSite: nil, expiresDate: expiry,
                             creationDate: now)
         guard !cookie.isExpired(at: now), cookie.meetsPrefixRequirements(pathAttributeGiven: true) else { return nil }

@@ -119,6 +119,7 @@ struct ArgumentParserTests {
         #expect(usageError("-m", "1e3", "a") != nil)
         #expect(try parse("--max-filesize", "1000", "a").maxFilesize == 1000)
         #expect(try parse("--max-filesize", "2K", "a").maxFilesize == 2048)
+        #expect(try parse("--max-filesize", "0", "a").maxFilesize == nil, "curl: 0 is no limit")
         #expect(try parse("--max-filesize", "3m", "a").maxFilesize == 3 << 20)
         #expect(usageError("--max-filesize", "K", "a") != nil)
         #expect(usageError("--max-filesize", "99999999999G", "a") != nil)

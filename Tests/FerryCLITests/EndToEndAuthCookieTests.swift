@@ -131,6 +131,32 @@ struct EndToEndAuthCookieTests {
         }
     }
 
+    @Test("-b - reads the cookie file from standard input, as curl")
+    func cookiesFromStandardInput() async throws {
+        try await HTTPBinServer.withServer { server in
+            let file = "127.0.0.1\tFALSE\t/\tFALSE\t0\tstdin\tv\n"
+            let result = try await CommandRunner.run(FerryProcess.binary.path, ["-sS", "-b", "-", server.url("/cookies").absoluteString],
+                                                     input: Array(file.utf8), timeLimit: FerryProcess.timeLimit)
+            #expect(result.status == 0, "\(result)")
+            #expect(server.lastRequest?.value(of: "cookie") == "stdin=v", "\(result)")
+        }
+    }
+
+    @Test("a jar that cannot be written: a warning naming the cause, none with -s, and the run succeeds")
+    func anUnwritableJarIsAPlainWarning() async throws {
+        try await HTTPBinServer.withServer { server in
+            let directory = try TemporaryDirectory()
+            let url = server.url("/cookies/set?a=1").absoluteString
+            let loud = try await FerryProcess.run("-S", "-c", directory.url.path, "-o", "/dev/null", url)
+            #expect(loud.status == 0, "\(loud)")
+            #expect(loud.stderrLines.count == 1 && loud.stderrLines[0].hasPrefix("Warning: Failed to save cookies in \(directory.url.path): "),
+                    "\(loud)")
+            #expect(loud.stderr.contains("Is a directory") && !loud.stderr.contains("Domain"), "\(loud)")
+            let silent = try await FerryProcess.run("-s", "-c", directory.url.path, "-o", "/dev/null", url)
+            #expect(silent.status == 0 && silent.stderr.isEmpty, "\(silent)")
+        }
+    }
+
     @Test func aMissingCookieFileIsIgnoredAsCurlIgnoresIt() async throws {
         try await HTTPBinServer.withServer { server in
             let result = try await FerryProcess.run("-sS", "-b", "/nonexistent/cookies.txt", "-o", "/dev/null", server.url("/get").absoluteString)

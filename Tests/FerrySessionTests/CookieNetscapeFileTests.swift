@@ -149,7 +149,9 @@ struct CookieNetscapeFileTests {
             EXAMPLE.ORG\tFALSE\t/\tFALSE\t0\tcase\t6
             """)
         #expect(cookies.map(\.name) == ["domain", "host", "httponly", "dot", "flag", "case"])
-        #expect(cookies.map(\.isHostOnly) == [false, true, false, false, false, true])
+        // The include-subdomains field decides, as curl reads it: `.dotted.com FALSE` is host-only.
+        #expect(cookies.map(\.isHostOnly) == [false, true, false, true, false, true])
+        #expect(cookies[3].domain == "dotted.com")
         #expect(cookies[1].isSecure && cookies[1].path == "/docs")
         #expect(cookies[1].expiresDate == Date(timeIntervalSince1970: TimeInterval(future)))
         #expect(cookies[0].isSessionOnly)

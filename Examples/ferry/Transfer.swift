@@ -91,14 +91,14 @@ struct Transfer: Sendable {
                 // curl -f stops at the head: no body is written, and the connection is dropped.
                 report.exitCode = .httpError
                 report.errorMessage = "The requested URL returned error: \(response.statusCode)"
+            } else if let limit = options.maxFilesize, let length = response.expectedContentLength, length > limit {
+                // An announced size over --max-filesize fails before the body, as curl (a HEAD's
+                // too); the session's own limit catches bodies whose size was not announced.
+                report.exitCode = .fileSizeExceeded
+                report.errorMessage = "Maximum file size exceeded"
             } else if options.headOnly {
                 // -I: the head only, as curl's "no body", even when -X names a method whose
                 // answer has one (the body is not read; the connection is dropped).
-            } else if let limit = options.maxFilesize, let length = response.expectedContentLength, length > limit {
-                // An announced size over --max-filesize fails before the body, as curl; the
-                // session's own limit catches bodies whose size was not announced.
-                report.exitCode = .fileSizeExceeded
-                report.errorMessage = "Maximum file size exceeded"
             } else {
                 progress?.expect(response.expectedContentLength)
                 var chunks = body.makeAsyncIterator()

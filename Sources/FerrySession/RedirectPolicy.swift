@@ -79,6 +79,9 @@ enum RedirectPolicy {
         // A stream body is kept: the task asks its delegate for a new stream to send (a stream
         // cannot be read twice), or takes the 3xx as the answer.
         if !sameOrigin(request.url, target) {
+            // User information in a Location to another origin is the redirecting server's
+            // choice of credential for someone else: never used, as curl never uses it.
+            next.url = withoutUserInformation(next.url)
             // A proxy's credential belongs to the route, which another origin may not share (a
             // no_proxy host, another scheme's proxy): never carried over, whatever the
             // configuration trusts. A proxy that asks again is answered again.
@@ -101,6 +104,15 @@ enum RedirectPolicy {
         case 303: return method != .head && method != .get
         default: return false
         }
+    }
+
+    /// `url` without its user name and password.
+    static func withoutUserInformation(_ url: URL) -> URL {
+        guard url.user(percentEncoded: true) != nil || url.password(percentEncoded: true) != nil,
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        components.percentEncodedUser = nil
+        components.percentEncodedPassword = nil
+        return components.url ?? url
     }
 
     /// Same scheme, host and port (default ports filled in).

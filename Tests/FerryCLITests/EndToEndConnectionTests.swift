@@ -104,6 +104,9 @@ struct EndToEndConnectionTests {
                 "-sS", "--max-filesize", "10", "-w", "%{http_code}", server.url("/bytes/100").absoluteString)
             #expect(result.status == 63)
             #expect(result.stdoutText == "200")
+            // As curl: a HEAD's announced length counts too.
+            let head = try await FerryProcess.run("-sSI", "--max-filesize", "10", "-o", "/dev/null", server.url("/bytes/100").absoluteString)
+            #expect(head.status == 63, "\(head)")
         }
     }
 

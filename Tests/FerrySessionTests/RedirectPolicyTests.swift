@@ -167,6 +167,16 @@ struct RedirectPolicyTests {
         }
     }
 
+    @Test("a Location's user information for another origin is dropped, as curl drops it; the same origin keeps it")
+    func userInformationInALocationStaysWithItsOrigin() throws {
+        let other = try #require(Self.followed(Self.decide(302, "http://user:pass@b.example:8080/next?x=1#f")))
+        #expect(other.url.absoluteString == "http://b.example:8080/next?x=1#f")
+        #expect(SessionTask.userInformation(of: other.url) == nil)
+        let typed = Self.request(url: URL(string: "https://ada:pw@a.example/dir/page")!)
+        let same = try #require(Self.followed(Self.decide(302, "/next", typed)))
+        #expect(same.url.absoluteString == "https://ada:pw@a.example/next", "the URL the user typed keeps answering its origin")
+    }
+
     @Test func theLimitCountsFollowedRedirects() {
         #expect(Self.followed(Self.decide(302, "/n", followed: 15)) != nil)
         #expect(Self.failure(Self.decide(302, "/n", followed: 16)) == .tooMany(limit: 16))

@@ -40,6 +40,18 @@ struct SessionProxyTests {
         return configuration
     }
 
+    /// A request to `origin` through `session`'s proxy fails with the proxy's 407 to CONNECT.
+    static func expectRefusedTunnel(to origin: TLSTestServer, through session: Session) async throws {
+        do {
+            _ = try await session.data(for: NetworkRequest(url: try TLSSessionTest.url(origin)))
+            Issue.record("expected the tunnel to fail")
+        } catch let error as NetworkError {
+            #expect(error.code == .proxyTunnelFailed)
+            #expect(error.response?.statusCode == 407)
+            #expect(error.reason.contains("CONNECT tunnel failed, response 407"), "\(error.reason)")
+        }
+    }
+
     @Test("http goes to the proxy in absolute form; metrics say so; the origin never sees proxy fields")
     func forwardsPlainHTTP() async throws {
         try await HTTPBinServer.withServer { origin in
@@ -142,14 +154,7 @@ struct SessionProxyTests {
                     defer { session.invalidateAndCancel() }
                     let (_, forwarded) = try await session.data(for: NetworkRequest(url: origin.url("/get")))
                     #expect(forwarded.statusCode == 407)
-                    do {
-                        _ = try await session.data(for: NetworkRequest(url: try TLSSessionTest.url(tlsOrigin)))
-                        Issue.record("expected the tunnel to fail")
-                    } catch let error as NetworkError {
-                        #expect(error.code == .proxyTunnelFailed)
-                        #expect(error.response?.statusCode == 407)
-                        #expect(error.reason.contains("CONNECT tunnel failed, response 407"), "\(error.reason)")
-                    }
+                    try await Self.expectRefusedTunnel(to: tlsOrigin, through: session)
                     #expect(tlsOrigin.requestCount == 0 && origin.requestCount == 0)
                 }
             }
@@ -167,13 +172,7 @@ struct SessionProxyTests {
                     let (_, forwarded) = try await session.data(for: post)
                     #expect(forwarded.statusCode == 407)
                     #expect(proxy.requestCount == 1, "the body went once")
-                    do {
-                        _ = try await session.data(for: NetworkRequest(url: try TLSSessionTest.url(tlsOrigin)))
-                        Issue.record("expected the tunnel to fail")
-                    } catch let error as NetworkError {
-                        #expect(error.code == .proxyTunnelFailed)
-                        #expect(error.response?.statusCode == 407)
-                    }
+                    try await Self.expectRefusedTunnel(to: tlsOrigin, through: session)
                     #expect(proxy.requestCount == 2, "one CONNECT")
                     #expect(tlsOrigin.requestCount == 0 && origin.requestCount == 0)
                 }

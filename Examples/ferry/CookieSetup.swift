@@ -61,10 +61,11 @@ struct CookieSetup: Sendable {
             return
         }
         var failure: String?
+        // lstat: a link is never followed, whatever it points at.
         var info = stat()
-        let mode = stat(jarPath, &info) == 0 ? info.st_mode & S_IFMT : 0
+        let mode = lstat(jarPath, &info) == 0 ? info.st_mode & S_IFMT : 0
         if mode == S_IFCHR || mode == S_IFBLK || mode == S_IFIFO {
-            let fd = open(jarPath, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            let fd = open(jarPath, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
             if fd < 0 || !Console.writeAll(fd, Array(storage.netscapeCookieFileText().utf8)) {
                 failure = String(cString: strerror(errno))
             }

@@ -1,7 +1,8 @@
 import FoundationEssentials
 import Glibc
 
-/// The bytes of all `-d`/`--data-binary`/`--data-raw`/`--json` arguments, joined as curl joins them.
+/// The bytes of all `-d`/`--data-binary`/`--data-raw`/`--data-urlencode`/`--json` arguments,
+/// joined as curl joins them.
 ///
 /// curl appends each piece with `&`, except a `--json` piece, which is appended as is (so
 /// `--json a --json b -d c` sends `ab&c`). `@file` is read here, once, before any request.

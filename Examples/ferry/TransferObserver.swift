@@ -21,6 +21,9 @@ final class TransferObserver: SessionTaskDelegate {
     private let refusesRedirects: Bool
     /// `-X` with `-L`: the method every hop is sent with (curl's custom request).
     private let keptMethod: HTTPRequest.Method?
+    /// The fields `-H` adds (lower-cased names): curl sends them on every hop, whatever the
+    /// redirect does to the body.
+    private let typedFieldNames: Set<String>
     /// What the redirect callbacks leave for ``Transfer``.
     private struct Redirects {
         var heads = ""
@@ -29,13 +32,15 @@ final class TransferObserver: SessionTaskDelegate {
     private let redirects = Mutex(Redirects())
 
     init(verboseTo console: Console?, showsCredentials: Bool, namesRedirectingPage: Bool,
-         keepsRedirectHeads: Bool = false, refusesRedirects: Bool = false, keptMethod: HTTPRequest.Method? = nil) {
+         keepsRedirectHeads: Bool = false, refusesRedirects: Bool = false, keptMethod: HTTPRequest.Method? = nil,
+         typedFieldNames: Set<String> = []) {
         self.console = console
         self.showsCredentials = showsCredentials
         self.namesRedirectingPage = namesRedirectingPage
         self.keepsRedirectHeads = keepsRedirectHeads
         self.refusesRedirects = refusesRedirects
         self.keptMethod = keptMethod
+        self.typedFieldNames = typedFieldNames
     }
 
     /// The observer `options` ask for, or nil when they ask for none of `-v`, `;auto`,
@@ -49,7 +54,8 @@ final class TransferObserver: SessionTaskDelegate {
         }
         return TransferObserver(verboseTo: options.verbose ? console : nil, showsCredentials: options.showsCredentials,
                                 namesRedirectingPage: options.namesRedirectingPage,
-                                keepsRedirectHeads: keepsRedirectHeads, refusesRedirects: refusesRedirects, keptMethod: keptMethod)
+                                keepsRedirectHeads: keepsRedirectHeads, refusesRedirects: refusesRedirects, keptMethod: keptMethod,
+                                typedFieldNames: Set(options.headerArguments.compactMap { $0.action == .remove ? nil : $0.canonicalName }))
     }
 
     /// The heads of the redirects followed so far, as `-i` writes them, in order; each is
@@ -92,7 +98,7 @@ final class TransferObserver: SessionTaskDelegate {
             redirects.withLock { $0.heads += head }
         }
         var next = namesRedirectingPage ? AutoReferer.request(request, redirectedBy: response) : request
-        if let keptMethod { next = Self.request(next, keeping: keptMethod, after: response.statusCode) }
+        if let keptMethod { next = Self.request(next, keeping: keptMethod, after: response.statusCode, typed: typedFieldNames) }
         completionHandler(next)
     }
 
@@ -100,11 +106,17 @@ final class TransferObserver: SessionTaskDelegate {
     /// with `METHOD` whatever the redirect made of it, and with a body only after 307 and 308.
     /// (curl turns the POST that `-d`, `-F` and `--json` make into a GET on 301, 302 and 303,
     /// dropping the data, then names the GET with `-X`'s method: `-X POST -d x` on a 302 sends
-    /// a POST without a body.)
-    static func request(_ request: NetworkRequest, keeping method: HTTPRequest.Method, after status: Int) -> NetworkRequest {
+    /// a POST without a body.) Fields of `typed` names, which `-H` added, stay: curl sends them
+    /// on every request.
+    static func request(_ request: NetworkRequest, keeping method: HTTPRequest.Method, after status: Int,
+                        typed: Set<String> = []) -> NetworkRequest {
         var next = request
         next.method = method
-        if status != 307 && status != 308 { next.removeBody() }
+        guard status != 307 && status != 308 else { return next }
+        let typedFields = next.headerFields.filter { typed.contains($0.name.canonicalName) }
+        next.removeBody()
+        let removed = Set(typedFields.map(\.name).filter { next.headerFields[$0] == nil })
+        next.headerFields.append(contentsOf: typedFields.filter { removed.contains($0.name) })
         return next
     }
 }

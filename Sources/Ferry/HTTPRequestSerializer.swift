@@ -72,7 +72,8 @@ public struct HTTPRequestSerializer: RequestSerializing {
     /// As AFNetworking's (its fix #2864: an empty string is a valid form), a method that sends
     /// parameters as a body gets a form body even without parameters: an empty one, with
     /// `Content-Type: application/x-www-form-urlencoded` unless the request has a type. A
-    /// request that has a body already keeps it when there are no parameters.
+    /// request that has a body already keeps it when there are no parameters. A serializer
+    /// that writes a body of another format starts from ``applyingDefaults(to:)`` instead.
     /// - Throws: ``NetworkError``: what ``queryStringWriter`` throws; ``NetworkError/Code/badURL``
     ///   when the query it wrote for the URL holds a byte RFC 3986 does not allow there (a
     ///   space, CR, LF, `#`, non-ASCII, a `%` not before two hex digits).

@@ -14,7 +14,8 @@ extension RequestSerializing {
     /// them (`user[name]`, `tags[]`); then the parts `build` adds. The request gets the
     /// serializer's default headers and timeout, `Content-Type: multipart/form-data;
     /// boundary=…`, `Content-Length`, and a streamed body (``MultipartFormData/requestBody``).
-    /// With no part at all it gets no body, as in AFNetworking.
+    /// With no part at all it is sent as AFNetworking sends it: an empty
+    /// `application/x-www-form-urlencoded` body.
     /// - Parameters:
     ///   - method: POST by default; GET and HEAD are refused (they carry no body).
     ///   - url: The URL to send to.

@@ -7,7 +7,9 @@ import HTTPTypes
 /// (a signing serializer, a protocol-buffer body) and a manager can use it from any thread.
 public protocol RequestSerializing: Sendable {
     /// `request` with this serializer's headers and `parameters` applied (in the URL's query or
-    /// in the body, as the serializer decides); nil parameters change neither.
+    /// in the body, as the serializer decides). With nil parameters, ``HTTPRequestSerializer``
+    /// still gives a body method an empty form body, as AFNetworking does; a serializer of
+    /// another body format starts from ``HTTPRequestSerializer/applyingDefaults(to:)`` instead.
     /// - Throws: ``NetworkError`` when the parameters cannot be written (say, a value JSON has
     ///   no form for) or a header is refused.
     func serialize(_ request: NetworkRequest, with parameters: Parameters?) throws(NetworkError) -> NetworkRequest

@@ -57,7 +57,8 @@ extension SessionManager {
     }
 
     /// Downloads `request` to the file `destination` names (replacing one there) and returns
-    /// its URL, once ``responseSerializer`` accepted the response.
+    /// its URL, once ``responseSerializer`` accepted the response. A block set with
+    /// `setDownloadTaskDidFinishDownloading(_:)` that returns a URL is asked first and wins.
     /// - Throws: ``NetworkError``: the task's failure, a refused response, or
     ///   ``NetworkError/Code/cannotMoveFile``.
     public func download(for request: NetworkRequest, progress: ProgressHandler? = nil,

@@ -79,9 +79,6 @@ enum RedirectPolicy {
         // A stream body is kept: the task asks its delegate for a new stream to send (a stream
         // cannot be read twice), or takes the 3xx as the answer.
         if !sameOrigin(request.url, target) {
-            // User information in a Location to another origin is the redirecting server's
-            // choice of credential for someone else: never used, as curl never uses it.
-            next.url = withoutUserInformation(next.url)
             // A proxy's credential belongs to the route, which another origin may not share (a
             // no_proxy host, another scheme's proxy): never carried over, whatever the
             // configuration trusts. A proxy that asks again is answered again.
@@ -91,6 +88,10 @@ enum RedirectPolicy {
                 // chosen again for the new URL when its request is prepared).
                 for name in [HTTPField.Name.authorization, .cookie] { next.headerFields[name] = nil }
                 next.credential = nil
+                // User information in a Location to another origin is the redirecting server's
+                // choice of credential for someone else: not used (curl uses it only when
+                // trusted with --location-trusted, as here).
+                next.url = withoutUserInformation(next.url)
             }
         }
         return .follow(next)

@@ -95,9 +95,15 @@ extension SessionTask {
         let choices = [chosen] + (next.map { [$0] } ?? [])
         let offered = choices.map(space(of:))
         // A Basic answer sent up front that earned this 401 (or 407) is forgotten, and counts as tried.
-        let request = proxy.map { requestAsSent(request, through: $0.server) } ?? request
         if let proxy {
             session.proxies.forgetAuthorization(forProxyAt: proxy.server.host, port: proxy.server.port)
+            // The proxy URL's credential went up front as Basic (RequestPreparation.upFrontAuthorization):
+            // a Basic challenge refused it, and it counts as tried, as a server's up-front answer
+            // does. (A Digest challenge did not see it: the credential may answer that one.)
+            if case .basic = chosen, request.headerFields[.proxyAuthorization] == nil, let credential = proxy.server.credential,
+               let sent = try? RequestPreparation.upFrontAuthorization(for: proxy.server, remembered: nil) {
+                engineSide.authentication.sendingUpFront(.init(authorization: sent, space: offered[0], credential: credential))
+            }
         } else if let upFront = engineSide.authentication.sentUpFront {
             session.preemptiveAuthentication.forget(upFront)
         }
@@ -117,18 +123,6 @@ extension SessionTask {
             ask(delegate, questions[...], response: response, request: request, proxy: proxy)
         }
         return demand
-    }
-
-    /// `request` with the `Proxy-Authorization` the session sent up front through `proxy`: its
-    /// answer goes on the wire, not on the request, and is noted here so that the same bytes
-    /// are not sent again after the proxy refused them (``followUp(answering:_:_:)``), whatever
-    /// credential made them.
-    private func requestAsSent(_ request: NetworkRequest, through proxy: ProxyServer) -> NetworkRequest {
-        guard request.headerFields[.proxyAuthorization] == nil else { return request }
-        var sent = request
-        let remembered = session.proxies.rememberedAuthorization(for: proxy)
-        sent.headerFields[.proxyAuthorization] = try? RequestPreparation.upFrontAuthorization(for: proxy, remembered: remembered)
-        return sent
     }
 
     /// Asks `delegate` (on the delegate queue) about the first of `questions`, or answers it as

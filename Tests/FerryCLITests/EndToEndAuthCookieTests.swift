@@ -110,6 +110,20 @@ struct EndToEndAuthCookieTests {
         }
     }
 
+    /// Only a device or FIFO at the path itself is written in place: a link to one is replaced.
+    @Test func aJarReplacesALinkToAFIFO() async throws {
+        try await HTTPBinServer.withServer { server in
+            let directory = try TemporaryDirectory()
+            let fifo = directory.url.appendingPathComponent("fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let jar = directory.url.appendingPathComponent("jar.txt").path
+            try FileManager.default.createSymbolicLink(atPath: jar, withDestinationPath: fifo)
+            let result = try await FerryProcess.run("-sS", "-c", jar, "-o", "/dev/null", server.url("/cookies/set?a=1").absoluteString)
+            #expect(result.status == 0 && !result.timedOut, "\(result)")
+            #expect(try FileManager.default.attributesOfItem(atPath: jar)[.type] as? FileAttributeType == .typeRegular)
+        }
+    }
+
     @Test func theJarIsWrittenAndReadBack() async throws {
         try await HTTPBinServer.withServer { server in
             let directory = try TemporaryDirectory()

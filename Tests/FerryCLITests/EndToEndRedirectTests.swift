@@ -83,6 +83,18 @@ struct EndToEndRedirectTests {
         }
     }
 
+    @Test("-X with -L: a field -H typed goes on every hop, even one the redirect took the body from, as curl")
+    func typedFieldsStayOnEveryHop() async throws {
+        try await HTTPBinServer.withServer { server in
+            let url = server.url("/redirect-to?url=/anything&status_code=302").absoluteString
+            let result = try await FerryProcess.run("-sSL", "-X", "PATCH", "-H", "Content-Type: application/json", "-d", "{}", url)
+            #expect(result.status == 0, "\(result)")
+            let echo = jsonObject(Array(result.stdoutText.utf8))
+            #expect(echo["method"] as? String == "PATCH" && echo["data"] as? String == "", "\(result)")
+            #expect((echo["headers"] as? [String: Any])?["Content-Type"] as? String == "application/json", "\(result)")
+        }
+    }
+
     @Test("a redirect to a port nobody listens on: -w names the 302 and the URL that failed, as curl")
     func aFailedHopIsNamedByWriteOut() async throws {
         try await HTTPBinServer.withServer { server in

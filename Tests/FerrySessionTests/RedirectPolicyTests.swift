@@ -175,6 +175,8 @@ struct RedirectPolicyTests {
         let typed = Self.request(url: URL(string: "https://ada:pw@a.example/dir/page")!)
         let same = try #require(Self.followed(Self.decide(302, "/next", typed)))
         #expect(same.url.absoluteString == "https://ada:pw@a.example/next", "the URL the user typed keeps answering its origin")
+        let trusted = Self.followed(Self.decide(302, "http://user:pass@b.example/next") { $0.redirectsKeepCredentials = true })
+        #expect(trusted?.url.user() == "user", "kept when credentials may cross origins (curl --location-trusted)")
     }
 
     @Test func theLimitCountsFollowedRedirects() {

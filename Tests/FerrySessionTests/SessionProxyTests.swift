@@ -180,6 +180,23 @@ struct SessionProxyTests {
         }
     }
 
+    @Test("a delegate learns that the proxy URL's credential failed, and its own answer goes")
+    func aDelegateSeesTheUpFrontProxyCredentialFail() async throws {
+        try await HTTPBinServer.withServer { origin in
+            try await ForwardProxy.withProxy(authentication: .basic(user: "ada", password: "right")) { proxy in
+                let delegate = ProxyAnswering(Credential(user: "ada", password: "right", persistence: .none))
+                let session = Session(configuration: try Self.configuration(proxy, user: "ada:wrong"), delegate: delegate)
+                defer { session.invalidateAndCancel() }
+                let (_, response) = try await session.data(for: NetworkRequest(url: origin.url("/get")))
+                #expect(response.statusCode == 200)
+                let challenge = try #require(delegate.challenges.first)
+                #expect(challenge.previousFailureCount == 1)
+                #expect(challenge.proposedCredential?.password == "wrong")
+                #expect(delegate.challenges.count == 1 && proxy.requestCount == 2)
+            }
+        }
+    }
+
     @Test("a Basic credential sent up front to a proxy that wants Digest answers its challenge")
     func anUpFrontBasicCredentialAnswersADigestProxy() async throws {
         try await HTTPBinServer.withServer { origin in

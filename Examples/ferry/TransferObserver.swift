@@ -4,9 +4,8 @@ import Synchronization
 /// Prints `-v` lines as one transfer's heads go out and come in, from the session's delegate
 /// callbacks, gives redirects `-e ';auto'`'s Referer, keeps the heads of the redirects followed
 /// for `-L -i`/`-I`, keeps `-X`'s method on every hop of `-L`, and refuses the first redirect
-/// under `-L --max-redirs 0`. The callbacks
-/// run on the session's serial delegate queue, in order, so the `>` and `<` lines come out in
-/// the order they happened. Set only when one of these is asked for: without it the transfer
+/// under `-L --max-redirs 0`. The callbacks run on the session's serial delegate queue, in
+/// order, so the `>` and `<` lines come out in the order they happened. Set only when one of these is asked for: without it the transfer
 /// has no delegate, and no event costs a hop to the delegate queue.
 final class TransferObserver: SessionTaskDelegate {
     /// Where `-v` prints, or nil without `-v`.

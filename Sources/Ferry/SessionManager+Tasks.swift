@@ -57,8 +57,9 @@ extension SessionManager {
 
     /// A download task writing the body of `request` to a temporary file, then moving it to
     /// where `destination` says (replacing a file there), unless a block set with
-    /// `setDownloadTaskDidFinishDownloading(_:)` returns a URL: that block is asked first. The completion gets that URL; the
-    /// response serializer validates the response (a 404 is an error) but decodes no body.
+    /// `setDownloadTaskDidFinishDownloading(_:)` returns a URL: that block is asked first. The
+    /// completion gets the URL; the response serializer validates the response (a 404 is an
+    /// error) but decodes no body.
     /// Without a destination (and no block set with `setDownloadTaskDidFinishDownloading(_:)`)
     /// the temporary file is removed and the URL is nil.
     public func downloadTask(

@@ -66,7 +66,7 @@ struct FerryTool {
         let writeOut = options.writeOut.map { WriteOut(loadFormat($0)) }
         let tls = TLSSetup(options.tls)
         return await Runner(options: options, builder: builder, console: console, writeOut: writeOut, tls: tls,
-                            cookies: CookieSetup(options)).run()
+                            cookies: CookieSetup(options), headerDump: HeaderDump.make(for: options, console: console)).run()
     }
 
     /// A form that cannot be built: a type or name Ferry refuses is bad usage (exit 2); a file

@@ -20,6 +20,7 @@ enum HelpText {
                                 for every URL, not with -i/-I; a server that ignores the
                                 range leaves the file as it was (exit 33)
      -i, --include              Include the response head in the output
+     -D, --dump-header <file>   Write the response heads to this file ('-': stdout)
      -I, --head                 Show document info only (HEAD)
      -m, --max-time <seconds>   Maximum time allowed for a transfer
          --connect-timeout <s>  Maximum time allowed for connection

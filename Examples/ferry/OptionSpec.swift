@@ -61,6 +61,7 @@ struct OptionSpec: Sendable {
         value("url", nil) { options, text in options.addURL(text) },
         value("continue-at", "C") { options, text throws(UsageError) in options.continueAt = try continueAt(text) },
         flag("include", "i") { options, on in options.include = on },
+        value("dump-header", "D") { options, text in options.dumpHeader = text },
         flag("head", "I") { options, on in options.headOnly = on },
         value("max-time", "m") { options, text throws(UsageError) in
             options.maxTime = try seconds(text, option: "-m")

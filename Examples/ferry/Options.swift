@@ -52,6 +52,8 @@ struct Options: Sendable, Equatable {
     var useGet = false
     var include = false
     var headOnly = false
+    /// `-D FILE`: every response head, as `-i` writes them, to FILE (`-`: standard output).
+    var dumpHeader: String?
     var maxTime: Double?
     var connectTimeout: Double?
     var compressed = false

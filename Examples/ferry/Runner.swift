@@ -14,6 +14,8 @@ struct Runner: Sendable {
     let tls: TLSSetup
     /// The cookie engine (`-b`, `-c`), set up once for every transfer.
     let cookies: CookieSetup
+    /// `-D`'s file, shared by every transfer.
+    let headerDump: HeaderDump?
 
     func run() async -> ExitCode {
         let session = Transfer.makeSession(
@@ -60,7 +62,8 @@ struct Runner: Sendable {
     }
 
     private func transfer(_ job: Options.Job, _ session: Session, _ progress: ProgressReporter?) -> Transfer {
-        Transfer(job: job, options: options, builder: builder, session: session, console: console, progress: progress, tlsFailure: tls.failure)
+        Transfer(job: job, options: options, builder: builder, session: session, console: console, progress: progress,
+                 tlsFailure: tls.failure, headerDump: headerDump)
     }
 
     /// curl's order: the error line first, then the `-w` text.

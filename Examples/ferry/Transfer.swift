@@ -18,6 +18,8 @@ struct Transfer: Sendable {
     let progress: ProgressReporter?
     /// Why https URLs cannot be fetched (a bad `--cacert`, `--cert` or `--pinnedpubkey`).
     let tlsFailure: TLSSetup.Failure?
+    /// `-D`: where every response head goes too (one for the run).
+    let headerDump: HeaderDump?
 
     /// A session whose delegate callbacks run on a queue of ferry's own, so ``run()`` can wait
     /// for the queue to catch up (the `-v` lines) before it reports.
@@ -50,7 +52,9 @@ struct Transfer: Sendable {
         var failure: NetworkError?
         var task: DataTask?
         var observer: TransferObserver?
-        var wroteHead = false
+        // Whether the heads were written (-i, -I) or dumped (-D) already.
+        var tookHeads = false
+        let writesHeads = options.include || options.headOnly
         do {
             let request = try builder.request(for: job.url)
             report.urlEffective = request.url.absoluteString
@@ -78,10 +82,12 @@ struct Transfer: Sendable {
             if options.verbose { await Self.catchUp(with: session) }
             report.record(response)
             mayHaveAbandonedBody = true
-            if options.include || options.headOnly {
+            if writesHeads || headerDump != nil {
                 // With -L, every hop's head, as curl writes them.
-                wroteHead = true
-                try sink.write(Array(((observer?.takeRedirectHeads() ?? "") + HeadFormatter.included(response)).utf8))
+                tookHeads = true
+                let heads = (observer?.takeRedirectHeads() ?? "") + HeadFormatter.included(response)
+                if writesHeads { try sink.write(Array(heads.utf8)) }
+                try headerDump?.write(heads)
             }
             if observer?.refusedRedirect == true {
                 // -L --max-redirs 0: curl stops at the first redirect's head.
@@ -116,13 +122,14 @@ struct Transfer: Sendable {
             }
         } catch {
             failure = error
-            if (options.include || options.headOnly) && !wroteHead {
+            if (writesHeads || headerDump != nil) && !tookHeads {
                 // The heads that came before the failure, as curl writes them as they come: the
                 // redirects followed, then one the task could not follow. (A proxy's answer to
                 // CONNECT is not the server's head.)
                 var heads = observer?.takeRedirectHeads() ?? ""
                 if let response = error.response, error.code != .proxyTunnelFailed { heads += HeadFormatter.included(response) }
-                try? sink.write(Array(heads.utf8))
+                if writesHeads { try? sink.write(Array(heads.utf8)) }
+                try? headerDump?.write(heads)
             }
             record(error, in: &report, elapsed: ContinuousClock.now - started, received: bodyBytes)
         }
@@ -164,8 +171,10 @@ struct Transfer: Sendable {
             limitRate(of: task)
             let (_, response) = try await task.download()
             report.record(response)
+            try headerDump?.write(HeadFormatter.included(response))
         } catch {
             failure = error
+            if let response = error.response, error.code != .proxyTunnelFailed { try? headerDump?.write(HeadFormatter.included(response)) }
             // A refused continuation's head reaches the delegate only inside the error.
             if options.verbose, observer.response == nil, let response = error.response, error.code == .cannotResumeDownload {
                 console.writeError(HeadFormatter.verboseResponse(response))

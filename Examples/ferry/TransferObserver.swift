@@ -43,9 +43,9 @@ final class TransferObserver: SessionTaskDelegate {
     }
 
     /// The observer `options` ask for, or nil when they ask for none of `-v`, `;auto`,
-    /// `-L` with `-i`/`-I`, `-L` with `-X`, and `-L --max-redirs 0`.
+    /// `-L` with `-i`/`-I`/`-D`, `-L` with `-X`, and `-L --max-redirs 0`.
     static func make(for options: Options, console: Console) -> TransferObserver? {
-        let keepsRedirectHeads = options.followRedirects && (options.include || options.headOnly)
+        let keepsRedirectHeads = options.followRedirects && (options.include || options.headOnly || options.dumpHeader != nil)
         let refusesRedirects = options.followRedirects && options.maxRedirects == 0
         let keptMethod = options.followRedirects ? options.method.flatMap { HTTPRequest.Method($0) } : nil
         guard options.verbose || options.namesRedirectingPage || keepsRedirectHeads || refusesRedirects || keptMethod != nil else {

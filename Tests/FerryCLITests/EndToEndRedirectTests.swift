@@ -95,6 +95,29 @@ struct EndToEndRedirectTests {
         }
     }
 
+    @Test("-D writes every head of the run to its file, each hop's with -L, the later transfers' appended, as curl")
+    func dumpHeaderWritesEveryHead() async throws {
+        try await HTTPBinServer.withServer { server in
+            let directory = try TemporaryDirectory()
+            let file = directory.url.appendingPathComponent("heads.txt").path
+            try Data("old".utf8).write(to: URL(fileURLWithPath: file))
+            let result = try await FerryProcess.run("-sSL", "-D", file, "-o", "/dev/null", "-o", "/dev/null",
+                                                    server.url("/redirect/1").absoluteString, server.url("/get").absoluteString)
+            #expect(result.status == 0 && result.stdout.isEmpty, "\(result)")
+            let heads = try String(contentsOfFile: file, encoding: .utf8)
+            let statusLines = heads.split(separator: "\r\n").filter { $0.hasPrefix("HTTP/") }.map { $0.prefix(12) }
+            #expect(statusLines == ["HTTP/1.1 302", "HTTP/1.1 200", "HTTP/1.1 200"], "\(heads)")
+            #expect(heads.hasPrefix("HTTP/1.1 302") && heads.hasSuffix("\r\n\r\n"), "\(heads)")
+
+            let stdout = try await FerryProcess.run("-sS", "-D", "-", server.url("/get").absoluteString)
+            #expect(stdout.stdoutText.hasPrefix("HTTP/1.1 200") && stdout.stdoutText.hasSuffix("}\n"), "the head, then the body\n\(stdout)")
+
+            let unwritable = try await FerryProcess.run("-sS", "-D", directory.url.path, "-o", "/dev/null", server.url("/get").absoluteString)
+            #expect(unwritable.status == 23, "\(unwritable)")
+            #expect(unwritable.stderr.contains(directory.url.path) && unwritable.stderr.contains("Is a directory"), "\(unwritable)")
+        }
+    }
+
     @Test("a redirect to a port nobody listens on: -w names the 302 and the URL that failed, as curl")
     func aFailedHopIsNamedByWriteOut() async throws {
         try await HTTPBinServer.withServer { server in

@@ -19,6 +19,7 @@ enum HelpText {
      -C, --continue-at <offset> Resume the -o file at offset ('-': its size); needs -o FILE
                                 for every URL, not with -i/-I; a server that ignores the
                                 range leaves the file as it was (exit 33)
+     -O, --remote-name          Write to a file named as the URL's last path segment
      -i, --include              Include the response head in the output
      -D, --dump-header <file>   Write the response heads to this file ('-': stdout)
      -I, --head                 Show document info only (HEAD)

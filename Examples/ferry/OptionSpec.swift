@@ -57,7 +57,8 @@ struct OptionSpec: Sendable {
             options.form.append(try FormArgument(parsing: text, literal: true))
         },
         flag("get", "G") { options, on in options.useGet = on },
-        value("output", "o") { options, text in options.outputs.append(text) },
+        value("output", "o") { options, text in options.outputs.append(.path(text)) },
+        flag("remote-name", "O") { options, on in if on { options.outputs.append(.remoteName) } },
         value("url", nil) { options, text in options.addURL(text) },
         value("continue-at", "C") { options, text throws(UsageError) in options.continueAt = try continueAt(text) },
         flag("include", "i") { options, on in options.include = on },

@@ -25,10 +25,41 @@ struct Options: Sendable, Equatable {
         var value: String
     }
 
-    /// One URL and the `-o` argument it was paired with (nil: none).
+    /// One `-o FILE` or `-O`, paired with a URL in order, as curl pairs them.
+    enum Output: Sendable, Equatable, ExpressibleByStringLiteral {
+        /// `-o FILE` (`-` is standard output).
+        case path(String)
+        /// `-O`: a file in the current directory named as the URL's last path segment.
+        case remoteName
+
+        init(stringLiteral value: String) { self = .path(value) }
+
+        /// The file for `url`; nil for `-O` on a URL whose path ends in `/` (curl's "Remote
+        /// file name has no length!").
+        func path(for url: String) -> String? {
+            switch self {
+            case .path(let path): return path
+            case .remoteName: return Self.remoteName(of: url)
+            }
+        }
+
+        /// curl's `-O` name: the last segment of the URL's path, as the URL writes it (escapes
+        /// kept), without the query; nil when there is none.
+        static func remoteName(of typed: String) -> String? {
+            guard let path = RequestBuilder.url(from: typed)?.path(percentEncoded: true),
+                  let name = path.split(separator: "/", omittingEmptySubsequences: false).last,
+                  !name.isEmpty, name != ".", name != ".." else { return nil }
+            return String(name)
+        }
+    }
+
+    /// One URL and the `-o` or `-O` it was paired with (nil: none).
     struct Job: Sendable, Equatable {
         var url: String
+        /// The file to write (`-` or nil: standard output).
         var output: String?
+        /// `-O` found no file name in the URL: nothing is fetched (curl's exit 23).
+        var lacksRemoteName = false
 
         /// The file to write, or nil for standard output (no `-o`, or `-o -` as in curl).
         var filePath: String? { output == "-" ? nil : output }
@@ -39,8 +70,8 @@ struct Options: Sendable, Equatable {
     }
 
     var urls: [String] = []
-    /// `-o` files in the order given; they pair with the URLs in order, as curl does.
-    var outputs: [String] = []
+    /// `-o` files and `-O`s in the order given; they pair with the URLs in order, as curl does.
+    var outputs: [Output] = []
     var method: String?
     var headers: [String] = []
     /// What reading the command line warned of (a `-H @file` that cannot be read), printed
@@ -156,13 +187,15 @@ struct Options: Sendable, Equatable {
     /// hold ten thousand URLs). Extra `-o` files are ignored (curl warns about them).
     struct Jobs: RandomAccessCollection, Sendable {
         let urls: [String]
-        let outputs: [String]
+        let outputs: [Output]
 
         var startIndex: Int { urls.startIndex }
         var endIndex: Int { urls.endIndex }
 
         subscript(index: Int) -> Job {
-            Job(url: urls[index], output: index < outputs.count ? outputs[index] : nil)
+            guard index < outputs.count else { return Job(url: urls[index], output: nil) }
+            let path = outputs[index].path(for: urls[index])
+            return Job(url: urls[index], output: path, lacksRemoteName: path == nil)
         }
     }
 

@@ -55,6 +55,11 @@ struct Transfer: Sendable {
         // Whether the heads were written (-i, -I) or dumped (-D) already.
         var tookHeads = false
         let writesHeads = options.include || options.headOnly
+        if job.lacksRemoteName {
+            report.exitCode = .writeError
+            report.errorMessage = "Remote file name has no length!"
+            return report
+        }
         do {
             let request = try builder.request(for: job.url)
             report.urlEffective = request.url.absoluteString

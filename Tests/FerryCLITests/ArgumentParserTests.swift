@@ -23,6 +23,17 @@ struct ArgumentParserTests {
         #expect(Array(options.jobs).map(\.output) == ["x", nil, nil, nil])
     }
 
+    @Test("-O pairs with its URL as -o does and names the file after the URL's last path segment, as curl")
+    func remoteNamePairsInOrder() throws {
+        let options = try parse("-O", "-o", "other", "http://h/dir/file%20a.txt?x=1#f", "http://h/q.bin", "-O", "http://h/dir/", "h/r.bin")
+        #expect(options.outputs == [.remoteName, "other", .remoteName])
+        let jobs = Array(options.jobs)
+        #expect(jobs.map(\.output) == ["file%20a.txt", "other", nil, nil])
+        #expect(jobs.map(\.lacksRemoteName) == [false, false, true, false])
+        #expect(Options.Output.remoteName(of: "http://h") == nil)
+        #expect(Options.Output.remoteName(of: "http://h/a/../b.txt") == "b.txt")
+    }
+
     @Test func credentialAndCookieFlags() throws {
         let options = try parse("-u", "me:se:cret", "--digest", "-b", "a=1", "-b", "jar.txt", "-c", "out.txt", "-j", "http://a/")
         #expect(options.user == "me:se:cret")

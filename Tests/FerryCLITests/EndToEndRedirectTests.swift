@@ -95,6 +95,21 @@ struct EndToEndRedirectTests {
         }
     }
 
+    @Test("-O writes the body to a file named after the URL, in the current directory; a URL without a name is 23")
+    func remoteNameWritesThere() async throws {
+        try await HTTPBinServer.withServer { server in
+            let directory = try TemporaryDirectory()
+            let result = try await FerryProcess.run("-sS", "-O", server.url("/bytes/10?seed=1").absoluteString, in: directory.url)
+            #expect(result.status == 0 && result.stdout.isEmpty, "\(result)")
+            #expect(try Data(contentsOf: directory.url.appendingPathComponent("10")).count == 10)
+
+            let nameless = try await FerryProcess.run("-sS", "-O", server.url("/").absoluteString, in: directory.url)
+            #expect(nameless.status == 23, "\(nameless)")
+            #expect(nameless.stderrLines == ["ferry: (23) Remote file name has no length!"], "\(nameless)")
+            #expect(server.requestCount == 1, "nothing is fetched for a URL without a file name")
+        }
+    }
+
     @Test("-D writes every head of the run to its file, each hop's with -L, the later transfers' appended, as curl")
     func dumpHeaderWritesEveryHead() async throws {
         try await HTTPBinServer.withServer { server in

@@ -20,6 +20,8 @@ enum HelpText {
                                 for every URL, not with -i/-I; a server that ignores the
                                 range leaves the file as it was (exit 33)
      -O, --remote-name          Write to a file named as the URL's last path segment
+     -J, --remote-header-name   With -O, use the server's Content-Disposition file name
+                                (an existing file of that name is not replaced)
      -i, --include              Include the response head in the output
      -D, --dump-header <file>   Write the response heads to this file ('-': stdout)
      -I, --head                 Show document info only (HEAD)

@@ -59,6 +59,7 @@ struct OptionSpec: Sendable {
         flag("get", "G") { options, on in options.useGet = on },
         value("output", "o") { options, text in options.outputs.append(.path(text)) },
         flag("remote-name", "O") { options, on in if on { options.outputs.append(.remoteName) } },
+        flag("remote-header-name", "J") { options, on in options.remoteHeaderName = on },
         value("url", nil) { options, text in options.addURL(text) },
         value("continue-at", "C") { options, text throws(UsageError) in options.continueAt = try continueAt(text) },
         flag("include", "i") { options, on in options.include = on },

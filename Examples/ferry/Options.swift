@@ -60,6 +60,8 @@ struct Options: Sendable, Equatable {
         var output: String?
         /// `-O` found no file name in the URL: nothing is fetched (curl's exit 23).
         var lacksRemoteName = false
+        /// The output came from `-O` (`-J` may rename it).
+        var isRemoteName = false
 
         /// The file to write, or nil for standard output (no `-o`, or `-o -` as in curl).
         var filePath: String? { output == "-" ? nil : output }
@@ -85,6 +87,8 @@ struct Options: Sendable, Equatable {
     var headOnly = false
     /// `-D FILE`: every response head, as `-i` writes them, to FILE (`-`: standard output).
     var dumpHeader: String?
+    /// `-J`: with `-O`, the file is named by the response's Content-Disposition, if it names one.
+    var remoteHeaderName = false
     var maxTime: Double?
     var connectTimeout: Double?
     var compressed = false
@@ -195,7 +199,8 @@ struct Options: Sendable, Equatable {
         subscript(index: Int) -> Job {
             guard index < outputs.count else { return Job(url: urls[index], output: nil) }
             let path = outputs[index].path(for: urls[index])
-            return Job(url: urls[index], output: path, lacksRemoteName: path == nil)
+            let isRemoteName = outputs[index] == .remoteName
+            return Job(url: urls[index], output: path, lacksRemoteName: isRemoteName && path == nil, isRemoteName: isRemoteName)
         }
     }
 

@@ -9,9 +9,11 @@ import Ferry
 /// transfer, never before: as curl, a transfer that fails to connect leaves no empty file
 /// behind. Failures are ``NetworkError`` `cannotWriteToFile`, which is curl's exit 23.
 final class OutputSink {
-    private let path: String?
+    private var path: String?
     private let console: Console
     private var fd: Int32 = -1
+    /// The file must not exist yet (`-J`'s server-named file).
+    private var exclusive = false
 
     /// - Parameter path: The `-o` file, or nil for standard output.
     init(path: String?, console: Console) {
@@ -21,6 +23,13 @@ final class OutputSink {
 
     deinit {
         if fd >= 0 { close(fd) }
+    }
+
+    /// `-J`: writes to `path`, which must not exist, instead; before anything was written.
+    func retarget(to path: String) {
+        precondition(fd < 0, "retargeted after the file was opened")
+        self.path = path
+        exclusive = true
     }
 
     /// Writes `bytes`.
@@ -47,7 +56,7 @@ final class OutputSink {
 
     private func open() throws(NetworkError) {
         guard fd < 0, let path else { return }
-        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), 0o666)
         guard fd >= 0 else {
             let text = String(cString: strerror(errno))
             throw NetworkError(.cannotWriteToFile, reason: "Failed to open the file \(path): \(text)")

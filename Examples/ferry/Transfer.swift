@@ -87,6 +87,10 @@ struct Transfer: Sendable {
             if options.verbose { await Self.catchUp(with: session) }
             report.record(response)
             mayHaveAbandonedBody = true
+            if options.remoteHeaderName, job.isRemoteName, let name = Self.serverNamedFile(response) {
+                // -OJ: the server's name, as curl, which never replaces a file for it.
+                sink.retarget(to: name)
+            }
             if writesHeads || headerDump != nil {
                 // With -L, every hop's head, as curl writes them.
                 tookHeads = true
@@ -222,6 +226,15 @@ struct Transfer: Sendable {
         if let code = (error.underlyingError as? ServerTrustError)?.trustFailure?.verifyCode {
             report.sslVerifyResult = Int(code)
         }
+    }
+
+    /// The file name `response`'s Content-Disposition gives (``NetworkResponse/suggestedFilename``:
+    /// `filename*` or `filename`, its last path component only), or nil when it gives none.
+    static func serverNamedFile(_ response: NetworkResponse) -> String? {
+        var withoutDisposition = response
+        withoutDisposition.headerFields[.contentDisposition] = nil
+        let name = response.suggestedFilename
+        return name == withoutDisposition.suggestedFilename ? nil : name
     }
 
     /// The size of the file at `path`, or nil when there is none.

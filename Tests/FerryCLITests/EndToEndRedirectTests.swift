@@ -110,6 +110,28 @@ struct EndToEndRedirectTests {
         }
     }
 
+    @Test("-OJ names the file as the server's Content-Disposition does (last component only) and never replaces one")
+    func remoteHeaderNameNamesTheFile() async throws {
+        try await HTTPBinServer.withServer { server in
+            let directory = try TemporaryDirectory()
+            let named = server.url("/response-headers?Content-Disposition=attachment%3B%20filename%3D%22..%2Fx.txt%22").absoluteString
+            let first = try await FerryProcess.run("-sS", "-O", "-J", named, in: directory.url)
+            #expect(first.status == 0, "\(first)")
+            let written = try Data(contentsOf: directory.url.appendingPathComponent("x.txt"))
+            #expect(!written.isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("response-headers").path))
+
+            let again = try await FerryProcess.run("-sS", "-OJ", named, in: directory.url)
+            #expect(again.status == 23, "\(again)")
+            #expect(again.stderr.contains("x.txt") && again.stderr.contains("File exists"), "\(again)")
+            #expect(try Data(contentsOf: directory.url.appendingPathComponent("x.txt")) == written)
+
+            let plain = try await FerryProcess.run("-sS", "-OJ", server.url("/bytes/5").absoluteString, in: directory.url)
+            #expect(plain.status == 0, "\(plain)")
+            #expect(try Data(contentsOf: directory.url.appendingPathComponent("5")).count == 5, "no Content-Disposition: the URL's name")
+        }
+    }
+
     @Test("-D writes every head of the run to its file, each hop's with -L, the later transfers' appended, as curl")
     func dumpHeaderWritesEveryHead() async throws {
         try await HTTPBinServer.withServer { server in

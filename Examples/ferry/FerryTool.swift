@@ -37,6 +37,7 @@ struct FerryTool {
                 return .ok
             }
             try options.validateContinuation()
+            try options.validateRemoteHeaderName()
             let postData = PostData(pieces: options.data)
             if !options.silent { console.writeErrorLines(options.warnings + postData.warnings + options.form.flatMap(\.warnings)) }
             builder = try RequestBuilder(options: options, postData: postData)

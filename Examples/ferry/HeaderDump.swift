@@ -7,13 +7,18 @@ import Synchronization
 /// curl's `-D FILE` (`--dump-header`): every response head of the run, each hop's with `-L`,
 /// written as `-i` writes them, to one file (`-` is standard output).
 ///
-/// As curl, the file is created (or truncated) by the first head and the heads of later
-/// transfers are appended; transfers running at once (`-Z`) write whole heads, one at a time.
+/// As curl, the file is created (or truncated) before the first transfer, so a run that gets
+/// no head leaves it empty, and the heads of every transfer are appended; transfers running at
+/// once (`-Z`) write whole heads, one at a time.
 final class HeaderDump: Sendable {
     private let path: String
     private let console: Console
-    /// The open file, or -1 before the first head (and for standard output).
-    private let descriptor = Mutex<Int32>(-1)
+    /// The open file (-1 for standard output, or when it could not be opened).
+    private let descriptor: Int32
+    /// Why the file could not be opened, for every transfer's head.
+    private let openFailure: String?
+    /// One head written at a time.
+    private let lock = Mutex(())
 
     /// The dump `options` ask for, or nil without `-D`.
     static func make(for options: Options, console: Console) -> HeaderDump? {
@@ -23,11 +28,13 @@ final class HeaderDump: Sendable {
     private init(path: String, console: Console) {
         self.path = path
         self.console = console
+        let fd = path == "-" ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        descriptor = fd
+        openFailure = path != "-" && fd < 0 ? "Failed to open the file \(path): \(String(cString: strerror(errno)))" : nil
     }
 
     deinit {
-        let fd = descriptor.withLock { $0 }
-        if fd >= 0 { close(fd) }
+        if descriptor >= 0 { close(descriptor) }
     }
 
     /// Writes `heads`.
@@ -39,12 +46,9 @@ final class HeaderDump: Sendable {
             guard console.writeOut(bytes) else { throw NetworkError(.cannotWriteToFile, reason: "Failed writing header") }
             return
         }
-        let failure: String? = descriptor.withLock { fd in
-            if fd < 0 {
-                fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-                if fd < 0 { return "Failed to open the file \(path): \(String(cString: strerror(errno)))" }
-            }
-            return Console.writeAll(fd, bytes) ? nil : "Failed writing header to \(path): \(String(cString: strerror(errno)))"
+        if let openFailure { throw NetworkError(.cannotWriteToFile, reason: openFailure) }
+        let failure: String? = lock.withLock { _ in
+            Console.writeAll(descriptor, bytes) ? nil : "Failed writing header to \(path): \(String(cString: strerror(errno)))"
         }
         if let failure { throw NetworkError(.cannotWriteToFile, reason: failure) }
     }

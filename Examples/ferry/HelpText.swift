@@ -16,7 +16,7 @@ enum HelpText {
      -e, --referer <URL>        Referrer URL (';auto': with -L, each page redirected from)
      -X, --request <method>     Specify the request method to use
      -o, --output <file>        Write to file instead of stdout (pairs with URLs in order)
-     -C, --continue-at <offset> Resume the -o file at offset ('-': its size); needs -o FILE
+     -C, --continue-at <offset> Resume the -o file at offset ('-': its size); needs -o/-O
                                 for every URL, not with -i/-I; a server that ignores the
                                 range leaves the file as it was (exit 33)
      -O, --remote-name          Write to a file named as the URL's last path segment

@@ -200,7 +200,9 @@ struct Options: Sendable, Equatable {
             guard index < outputs.count else { return Job(url: urls[index], output: nil) }
             let path = outputs[index].path(for: urls[index])
             let isRemoteName = outputs[index] == .remoteName
-            return Job(url: urls[index], output: path, lacksRemoteName: isRemoteName && path == nil, isRemoteName: isRemoteName)
+            // A URL that does not parse fails as such (exit 3), not for its name.
+            let lacksName = isRemoteName && path == nil && RequestBuilder.url(from: urls[index]) != nil
+            return Job(url: urls[index], output: path, lacksRemoteName: lacksName, isRemoteName: isRemoteName)
         }
     }
 
@@ -224,13 +226,22 @@ struct Options: Sendable, Equatable {
         return (String(text[..<(colon ?? text.endIndex)]), colon.map { String(text[text.index(after: $0)...]) } ?? "")
     }
 
+    /// Refuses `-J` with `-i`, `-I` or `-C`, as curl does (exit 2).
+    func validateRemoteHeaderName() throws(UsageError) {
+        guard remoteHeaderName else { return }
+        // curl's refusals: the head would go into the file the server names; a continued file
+        // has its name already.
+        if include || headOnly { throw UsageError("showing headers and --remote-header-name cannot be combined") }
+        if continueAt != nil { throw UsageError("--continue-at and --remote-header-name cannot be combined") }
+    }
+
     /// Refuses `-C` where it would corrupt what it continues.
     ///
     /// curl continues standard output too, and with `-i`/`-I` writes the response head into
     /// the middle of the resumed file. Ferry continues files only, through the library's
     /// continuing download, which never writes anything but the resource's own bytes after the
-    /// offset: `-C` needs an `-o FILE` for every URL (`-o -` is standard output) and excludes
-    /// `-i` and `-I`. Checked before anything is sent.
+    /// offset: `-C` needs an `-o FILE` (or `-O`) for every URL (`-o -` is standard output) and
+    /// excludes `-i` and `-I`. Checked before anything is sent.
     func validateContinuation() throws(UsageError) {
         guard continueAt != nil else { return }
         if include || headOnly {

@@ -55,7 +55,7 @@ struct Transfer: Sendable {
         // Whether the heads were written (-i, -I) or dumped (-D) already.
         var tookHeads = false
         let writesHeads = options.include || options.headOnly
-        if job.lacksRemoteName {
+        if job.lacksRemoteName && !options.remoteHeaderName {
             report.exitCode = .writeError
             report.errorMessage = "Remote file name has no length!"
             return report
@@ -87,10 +87,9 @@ struct Transfer: Sendable {
             if options.verbose { await Self.catchUp(with: session) }
             report.record(response)
             mayHaveAbandonedBody = true
-            if options.remoteHeaderName, job.isRemoteName, let name = Self.serverNamedFile(response) {
-                // -OJ: the server's name, as curl, which never replaces a file for it.
-                sink.retarget(to: name)
-            }
+            let serverName = options.remoteHeaderName && job.isRemoteName ? Self.serverNamedFile(response) : nil
+            // -OJ: the server's name, as curl, which never replaces a file for it.
+            if let serverName { sink.retarget(to: serverName) }
             if writesHeads || headerDump != nil {
                 // With -L, every hop's head, as curl writes them.
                 tookHeads = true
@@ -98,7 +97,11 @@ struct Transfer: Sendable {
                 if writesHeads { try sink.write(Array(heads.utf8)) }
                 try headerDump?.write(heads)
             }
-            if observer?.refusedRedirect == true {
+            if job.lacksRemoteName && serverName == nil {
+                // -OJ on a URL without a name, and the server named none either.
+                report.exitCode = .writeError
+                report.errorMessage = "Remote file name has no length!"
+            } else if observer?.refusedRedirect == true {
                 // -L --max-redirs 0: curl stops at the first redirect's head.
                 report.exitCode = .tooManyRedirects
                 report.errorMessage = "Maximum (0) redirects followed"
@@ -231,11 +234,17 @@ struct Transfer: Sendable {
     /// The file name `response`'s Content-Disposition gives (``NetworkResponse/suggestedFilename``:
     /// `filename*` or `filename`, its last path component only), or nil when it gives none.
     static func serverNamedFile(_ response: NetworkResponse) -> String? {
-        var withoutDisposition = response
-        withoutDisposition.headerFields[.contentDisposition] = nil
-        let name = response.suggestedFilename
-        return name == withoutDisposition.suggestedFilename ? nil : name
+        guard response.headerFields[.contentDisposition] != nil else { return nil }
+        // Asked of a URL with no name of its own, the library falls back to "Unknown" only
+        // when the field names no usable file.
+        var probe = response
+        probe.url = unnamedURL
+        let name = probe.suggestedFilename
+        return name == unnamedFallback ? nil : name
     }
+
+    private static let unnamedURL = URL(string: "http://localhost/")!
+    private static let unnamedFallback = NetworkResponse(url: unnamedURL, status: .ok, headerFields: [:]).suggestedFilename
 
     /// The size of the file at `path`, or nil when there is none.
     private static func fileSize(_ path: String) -> Int64? {

@@ -107,6 +107,8 @@ struct EndToEndRedirectTests {
             #expect(nameless.status == 23, "\(nameless)")
             #expect(nameless.stderrLines == ["ferry: (23) Remote file name has no length!"], "\(nameless)")
             #expect(server.requestCount == 1, "nothing is fetched for a URL without a file name")
+            let malformed = try await FerryProcess.run("-sS", "-O", "http://[bad/x.txt", in: directory.url)
+            #expect(malformed.status == 3, "a URL that does not parse is 3, as curl\n\(malformed)")
         }
     }
 
@@ -125,6 +127,19 @@ struct EndToEndRedirectTests {
             #expect(again.status == 23, "\(again)")
             #expect(again.stderr.contains("x.txt") && again.stderr.contains("File exists"), "\(again)")
             #expect(try Data(contentsOf: directory.url.appendingPathComponent("x.txt")) == written)
+
+            // The server naming the URL's own name still names it: an existing file stays.
+            let sameName = directory.url.appendingPathComponent("response-headers")
+            try Data("keep".utf8).write(to: sameName)
+            let same = server.url("/response-headers?Content-Disposition=attachment%3B%20filename%3Dresponse-headers").absoluteString
+            let refused = try await FerryProcess.run("-sS", "-OJ", same, in: directory.url)
+            #expect(refused.status == 23, "\(refused)")
+            #expect(try Data(contentsOf: sameName) == Data("keep".utf8))
+
+            for combination in [["-i"], ["-I"], ["-C", "-"]] {
+                let usage = try await FerryProcess.run(["-sS", "-OJ"] + combination + [named], in: directory.url)
+                #expect(usage.status == 2, "\(combination): \(usage)")
+            }
 
             let plain = try await FerryProcess.run("-sS", "-OJ", server.url("/bytes/5").absoluteString, in: directory.url)
             #expect(plain.status == 0, "\(plain)")
@@ -148,6 +163,11 @@ struct EndToEndRedirectTests {
 
             let stdout = try await FerryProcess.run("-sS", "-D", "-", server.url("/get").absoluteString)
             #expect(stdout.stdoutText.hasPrefix("HTTP/1.1 200") && stdout.stdoutText.hasSuffix("}\n"), "the head, then the body\n\(stdout)")
+
+            // As curl, the file is truncated before the first transfer, even one that gets no head.
+            let failed = try await FerryProcess.run("-sS", "-D", file, "http://127.0.0.1:1/")
+            #expect(failed.status == 7, "\(failed)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)).isEmpty)
 
             let unwritable = try await FerryProcess.run("-sS", "-D", directory.url.path, "-o", "/dev/null", server.url("/get").absoluteString)
             #expect(unwritable.status == 23, "\(unwritable)")

@@ -58,7 +58,8 @@ struct Options: Sendable, Equatable {
         var url: String
         /// The file to write (`-` or nil: standard output).
         var output: String?
-        /// `-O` found no file name in the URL: nothing is fetched (curl's exit 23).
+        /// `-O` found no file name in the URL: curl's exit 23, before anything is fetched
+        /// unless `-J` may take the server's name.
         var lacksRemoteName = false
         /// The output came from `-O` (`-J` may rename it).
         var isRemoteName = false

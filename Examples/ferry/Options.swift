@@ -17,7 +17,7 @@ struct Options: Sendable, Equatable {
             /// `--json`: like `--data-binary`, joined to other JSON pieces without a separator.
             case json
             /// `--data-urlencode`: `content`, `name=content` or `[name]@file`, the content
-            /// percent-encoded (``PostData/urlEncoded(_:)``).
+            /// percent-encoded (``QueryEncoder/formEncoded(_:)``).
             case urlencode
         }
 

@@ -50,7 +50,7 @@ struct PostData: Equatable, Sendable {
     /// not even the name, as curl 7.88.
     private mutating func urlEncodedPiece(_ argument: String, readFile: FileReader) -> [UInt8] {
         let separator = argument.firstIndex(of: "=") ?? argument.firstIndex(of: "@")
-        guard let separator else { return Self.urlEncoded(Array(argument.utf8)) }
+        guard let separator else { return QueryEncoder.formEncoded(Array(argument.utf8)) }
         let name = argument[..<separator]
         let rest = String(argument[argument.index(after: separator)...])
         var content = Array(rest.utf8)
@@ -62,27 +62,7 @@ struct PostData: Equatable, Sendable {
             guard !read.isEmpty else { return [] }
             content = read
         }
-        return name.isEmpty ? Self.urlEncoded(content) : Array(name.utf8) + [UInt8(ascii: "=")] + Self.urlEncoded(content)
-    }
-
-    /// `bytes` as curl's `--data-urlencode` writes them: every byte but RFC 3986's unreserved
-    /// characters (letters, digits, `-._~`) as `%XX`, and a space as `+`.
-    static func urlEncoded(_ bytes: [UInt8]) -> [UInt8] {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                output.append(byte)
-            case UInt8(ascii: " "):
-                output.append(UInt8(ascii: "+"))
-            default:
-                output += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            }
-        }
-        return output
+        return name.isEmpty ? QueryEncoder.formEncoded(content) : Array(name.utf8) + [UInt8(ascii: "=")] + QueryEncoder.formEncoded(content)
     }
 
     /// curl's warning for a data file it cannot read (it names the argument as given).

@@ -4,7 +4,8 @@
 /// raw non-ASCII bytes. Ferry is strict instead (CLI.md): bytes outside RFC 3986 §3.4's query
 /// characters are percent-encoded as UTF-8, and a `%` not followed by two hex digits becomes
 /// `%25`, so what reaches the server is always a valid query carrying the user's bytes.
-/// The same rule cleans a URL typed on the command line (``encodeURLTail(_:)``).
+/// The same rule cleans a URL typed on the command line (``encodeURLTail(_:)``);
+/// ``formEncoded(_:)`` is curl's stricter `--data-urlencode` form.
 enum QueryEncoder {
     /// Encodes `text` for use inside a query component.
     static func encode(_ text: some StringProtocol) -> String {
@@ -81,8 +82,32 @@ enum QueryEncoder {
         }
     }
 
-    private static func percentEncoded(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        return String(decoding: [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+    /// `bytes` as curl's `--data-urlencode` writes them: every byte but RFC 3986's unreserved
+    /// characters (letters, digits, `-._~`) as `%XX`, and a space as `+`.
+    static func formEncoded(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                output.append(byte)
+            case UInt8(ascii: " "):
+                output.append(UInt8(ascii: "+"))
+            default:
+                output += percentEscape(byte)
+            }
+        }
+        return output
     }
+
+    private static func percentEncoded(_ byte: UInt8) -> String {
+        String(decoding: percentEscape(byte), as: UTF8.self)
+    }
+
+    private static func percentEscape(_ byte: UInt8) -> [UInt8] {
+        [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 }

@@ -87,7 +87,7 @@ struct Transfer: Sendable {
             if options.verbose { await Self.catchUp(with: session) }
             report.record(response)
             mayHaveAbandonedBody = true
-            let serverName = options.remoteHeaderName && job.isRemoteName ? Self.serverNamedFile(response) : nil
+            let serverName = options.remoteHeaderName && job.isRemoteName ? response.dispositionFilename : nil
             // -OJ: the server's name, as curl, which never replaces a file for it.
             if let serverName { sink.retarget(to: serverName) }
             if writesHeads || headerDump != nil {
@@ -230,21 +230,6 @@ struct Transfer: Sendable {
             report.sslVerifyResult = Int(code)
         }
     }
-
-    /// The file name `response`'s Content-Disposition gives (``NetworkResponse/suggestedFilename``:
-    /// `filename*` or `filename`, its last path component only), or nil when it gives none.
-    static func serverNamedFile(_ response: NetworkResponse) -> String? {
-        guard response.headerFields[.contentDisposition] != nil else { return nil }
-        // Asked of a URL with no name of its own, the library falls back to "Unknown" only
-        // when the field names no usable file.
-        var probe = response
-        probe.url = unnamedURL
-        let name = probe.suggestedFilename
-        return name == unnamedFallback ? nil : name
-    }
-
-    private static let unnamedURL = URL(string: "http://localhost/")!
-    private static let unnamedFallback = NetworkResponse(url: unnamedURL, status: .ok, headerFields: [:]).suggestedFilename
 
     /// The size of the file at `path`, or nil when there is none.
     private static func fileSize(_ path: String) -> Int64? {

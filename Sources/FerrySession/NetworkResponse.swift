@@ -59,11 +59,15 @@ public struct NetworkResponse: Sendable, Equatable {
     /// is safe to join to a directory; names that would still be unsafe (`.`, `..`, empty,
     /// containing NUL) are not used, and the next offered (`filename` after `filename*`) is.
     public var suggestedFilename: String {
-        if let disposition = headerFields[.contentDisposition],
-           let name = HeaderParameters(parsing: disposition).filenames.lazy.compactMap(Self.lastComponent).first {
-            return name
-        }
-        return Self.lastComponent(url.path(percentEncoded: false)) ?? "Unknown"
+        dispositionFilename ?? Self.lastComponent(url.path(percentEncoded: false)) ?? "Unknown"
+    }
+
+    /// The file name Content-Disposition gives (RFC 6266: `filename*`, else `filename`), its
+    /// last path component only, as ``suggestedFilename`` uses it; nil when the field is
+    /// absent or names no usable file (curl's `-J` takes only this).
+    public var dispositionFilename: String? {
+        guard let disposition = headerFields[.contentDisposition] else { return nil }
+        return HeaderParameters(parsing: disposition).filenames.lazy.compactMap(Self.lastComponent).first
     }
 
     /// The part after the last `/` or `\\`, when it is a usable file name.

@@ -35,6 +35,20 @@ struct NetworkResponseTests {
         #expect(response(url, fields).suggestedFilename == name)
     }
 
+    @Test("dispositionFilename: the field's own name, never the URL's", arguments: [
+        (nil, nil),
+        ("attachment", nil),
+        ("attachment; filename=\"..\"", nil),
+        ("attachment; filename=\"x\"", "x"),
+        ("attachment; filename=\"../../etc/passwd\"", "passwd"),
+        ("attachment; filename=\"plain.txt\"; filename*=UTF-8''%E2%82%AC.txt", "€.txt"),
+    ] as [(String?, String?)])
+    func dispositionFilename(disposition: String?, name: String?) {
+        var fields = HTTPFields()
+        if let disposition { fields[.contentDisposition] = disposition }
+        #expect(response("http://h/x", fields).dispositionFilename == name)
+    }
+
     @Test("textEncodingName", arguments: [
         ("text/html; charset=utf-8", "utf-8"),
         ("text/html; charset=\"ISO-8859-1\"", "ISO-8859-1"),

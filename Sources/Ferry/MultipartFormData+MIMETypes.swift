@@ -1,7 +1,7 @@
 extension MultipartFormData {
     /// The media type of a file with extension `pathExtension` (without the dot, any case):
     /// Ferry's built-in table of common types (text, documents, images, audio, video,
-    /// archives, fonts), else `application/octet-stream`. AFNetworking asks the platform's
+    /// archives, certificates, fonts), else `application/octet-stream`. AFNetworking asks the platform's
     /// type registry (`UTTypeCopyPreferredTagWithClass`); Linux has none a library can rely
     /// on, so the table is fixed and the same everywhere.
     public static func mimeType(forPathExtension pathExtension: String) -> String {
@@ -39,6 +39,10 @@ extension MultipartFormData {
         "zip": "application/zip", "gz": "application/gzip", "tgz": "application/gzip", "tar": "application/x-tar",
         "bz2": "application/x-bzip2", "xz": "application/x-xz", "zst": "application/zstd", "7z": "application/x-7z-compressed",
         "rar": "application/vnd.rar", "jar": "application/java-archive", "bin": "application/octet-stream",
+        // Certificates and keys (an app uploading its client certificate or a CSR)
+        "cer": "application/pkix-cert", "crt": "application/x-x509-ca-cert", "der": "application/x-x509-ca-cert",
+        "pem": "application/x-pem-file", "p12": "application/x-pkcs12", "pfx": "application/x-pkcs12",
+        "csr": "application/pkcs10", "p10": "application/pkcs10", "crl": "application/pkix-crl",
         // Fonts
         "woff": "font/woff", "woff2": "font/woff2", "ttf": "font/ttf", "otf": "font/otf",
     ]

@@ -63,6 +63,8 @@ struct MultipartFormDataTests {
         ("jpg", "image/jpeg"), ("JPEG", "image/jpeg"), ("gif", "image/gif"), ("webp", "image/webp"),
         ("svg", "image/svg+xml"), ("mp3", "audio/mpeg"), ("mp4", "video/mp4"), ("wav", "audio/wav"),
         ("zip", "application/zip"), ("gz", "application/gzip"), ("tar", "application/x-tar"), ("csv", "text/csv"),
+        ("cer", "application/pkix-cert"), ("CRT", "application/x-x509-ca-cert"), ("pem", "application/x-pem-file"),
+        ("p12", "application/x-pkcs12"), ("csr", "application/pkcs10"),
         ("bin", "application/octet-stream"), ("unknownext", "application/octet-stream"), ("", "application/octet-stream"),
     ])
     func mimeTable(pathExtension: String, type: String) {

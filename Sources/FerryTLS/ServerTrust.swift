@@ -6,7 +6,8 @@ import COpenSSL
 /// stand-in for Apple's `SecTrust`.
 ///
 /// The default evaluation runs once, in the initializer: the chain must lead to an anchor of
-/// ``trustStore`` and name ``host`` (``defaultEvaluationFailure``). Evaluators that want
+/// ``trustStore`` (any certificate in it, a root or not, as curl and Apple treat anchors) and
+/// name ``host`` (``defaultEvaluationFailure``). Evaluators that want
 /// something else call ``evaluate(validatingHost:)`` or ``evaluate(anchoredOn:validatingHost:)``.
 ///
 /// Hostname rules (RFC 6125 §6.4): the host is matched against the leaf's subject alternative
@@ -135,12 +136,12 @@ public struct ServerTrust: Sendable {
             return ChainVerification(failure: failure, builtChain: nil)
         }
         guard let anchors else {
-            return store.withStore { ChainVerifier.verify(chain, store: $0, policy: policy, partialChain: false) }
+            return store.withStore { ChainVerifier.verify(chain, store: $0, policy: policy) }
         }
         guard let anchorStore = try? TrustStore(certificates: anchors) else {
             let failure = TrustFailure(.invalidCertificate, verifyCode: X509_V_ERR_OUT_OF_MEM)
             return ChainVerification(failure: failure, builtChain: nil)
         }
-        return anchorStore.withStore { ChainVerifier.verify(chain, store: $0, policy: policy, partialChain: true) }
+        return anchorStore.withStore { ChainVerifier.verify(chain, store: $0, policy: policy) }
     }
 }

@@ -39,13 +39,28 @@ struct TrustStoreTests {
         }
     }
 
-    /// Without partial chains, a leaf in the store is no anchor: only a chain up to a
-    /// self-signed root is (curl's `--cacert leaf.pem` fails the same way).
-    @Test("a leaf in a store is not an anchor by itself")
-    func leafIsNoAnchor() throws {
-        let store = try TrustStore(contentsOf: TestCertificates.url("leaf.der"))
-        let failure = try TrustFixtures.trust("localhost", ["leaf"], store: store).defaultEvaluationFailure
-        #expect(failure?.reason == .unknownIssuer)
+    /// Every certificate in a store is an anchor, a root or not (`X509_V_FLAG_PARTIAL_CHAIN`):
+    /// curl 7.88 trusts `--cacert leaf.pem` or `--cacert intermediate-ca.pem` so, as Apple's
+    /// anchors. The host, the validity and the purpose are still checked below the anchor.
+    @Test("any certificate in a store is an anchor")
+    func everyStoredCertificateIsAnAnchor() throws {
+        let leafStore = try TrustStore(contentsOf: TestCertificates.url("leaf.der"))
+        #expect(try TrustFixtures.trust("localhost", ["leaf"], store: leafStore).isTrustedByDefault)
+        #expect(try TrustFixtures.trust("localhost", ["leaf", "intermediate-ca"], store: leafStore).isTrustedByDefault)
+        #expect(try TrustFixtures.trust("localhost", ["leaf-same-key", "intermediate-ca"], store: leafStore)
+            .defaultEvaluationFailure?.reason == .unknownIssuer)
+
+        let intermediateStore = try TrustStore(certificates: [TestCertificates.certificate("intermediate-ca")])
+        #expect(try TrustFixtures.trust("localhost", ["leaf"], store: intermediateStore).isTrustedByDefault)
+        #expect(try TrustFixtures.trust("localhost", ["leaf", "intermediate-ca"], store: intermediateStore).isTrustedByDefault)
+        #expect(try TrustFixtures.trust("localhost", ["wrong-host", "intermediate-ca"], store: intermediateStore)
+            .defaultEvaluationFailure?.reason == .hostnameMismatch)
+        #expect(try TrustFixtures.trust("localhost", ["expired", "intermediate-ca"], store: intermediateStore)
+            .defaultEvaluationFailure?.reason == .expired)
+        #expect(try TrustFixtures.trust("localhost", ["client", "intermediate-ca"], store: intermediateStore)
+            .defaultEvaluationFailure != nil)
+        #expect(try TrustFixtures.trust("localhost", ["other-leaf"], store: intermediateStore)
+            .defaultEvaluationFailure?.reason == .unknownIssuer)
     }
 
     @Test("an unreadable file is an error naming it")

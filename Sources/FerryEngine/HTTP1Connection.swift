@@ -39,8 +39,11 @@ final class HTTP1Connection: IOHandler {
     /// A byte of the current exchange's response arrived.
     private var responseStarted = false
     /// Every byte of the current request was handed to the transport (TLS may still be
-    /// sending the last ciphertext).
-    private var requestWritten = false
+    /// sending the last ciphertext), or writing it stopped early.
+    var requestWritten = false
+    /// Why writing the request failed, kept while what the peer sent before it stopped reading
+    /// is read (HTTP1Connection+Continue.swift): it stands when no response comes.
+    var sendFailure: SystemError?
     private var hungUpWhilePaused = false
     /// Fires when the server has not answered `Expect: 100-continue` in time: the held body
     /// goes out anyway (HTTP1Connection+Continue.swift).
@@ -128,6 +131,7 @@ final class HTTP1Connection: IOHandler {
         self.exchange = exchange
         responseStarted = false
         requestWritten = false
+        sendFailure = nil
         exchange.attach(to: self)
         parser.enforce(exchange.request.parserLimits)
         parser.expectResponse(to: exchange.request.head.method)
@@ -336,11 +340,13 @@ final class HTTP1Connection: IOHandler {
                 return run(machine.exchangeFailed(EngineError(.parse(error))))
             }
             // RFC 9110 §10.1.1: a `100 Continue` is the go-ahead for a held body.
-            if parser.interimResponses > 0, outbound.isHoldingBody { releaseHeldBody() }
+            if parser.receivedContinue, outbound.isHoldingBody { releaseHeldBody() }
             switch event {
             case .needMoreData:
                 return
             case .head(let head):
+                // A final answer before `100 Continue`: the held body is not wanted.
+                if outbound.isHoldingBody { withdrawHeldBody() }
                 let demand: BodyDemand
                 do throws(EngineError) {
                     demand = try exchange.receivedHead(head, headBytes: parser.bytesConsumedInResponse)
@@ -406,7 +412,7 @@ final class HTTP1Connection: IOHandler {
     func endOfInput() {
         guard exchange != nil else { return run(machine.peerClosedBeforeResponse(.endOfFile)) }
         if parser.bytesConsumedInResponse == 0 {
-            return run(machine.peerClosedBeforeResponse(.endOfFile))
+            return noResponse(.endOfFile)
         }
         let event: ResponseParser.Event
         do throws(HTTPParseError) {
@@ -440,12 +446,20 @@ final class HTTP1Connection: IOHandler {
             guard let exchange else { return run(machine.exchangeFailed(EngineError(.receiveFailed(error, .awaitingResponse)))) }
             if whileReading {
                 if !responseStarted {
-                    return run(machine.peerClosedBeforeResponse(.error(error)))
+                    return noResponse(.error(error))
                 }
                 return run(machine.exchangeFailed(EngineError(.receiveFailed(error, exchange.phase))))
             }
-            run(machine.exchangeFailed(EngineError(.sendFailed(error))))
+            guard sendFailure == nil else { return run(machine.exchangeFailed(EngineError(.sendFailed(error)))) }
+            readAnswerAfterSendFailure(error, of: exchange)
         }
+    }
+
+    /// The peer is gone before any byte of a response: an empty reply or a reset, unless
+    /// writing the request had failed first, which then names the cause.
+    private func noResponse(_ cause: SystemErrorOrEOF) {
+        if let sendFailure { return run(machine.exchangeFailed(EngineError(.sendFailed(sendFailure)))) }
+        run(machine.peerClosedBeforeResponse(cause))
     }
 
     /// Sends ciphertext a full socket left behind. `false` when some is still waiting (write
@@ -464,7 +478,7 @@ final class HTTP1Connection: IOHandler {
     // MARK: - Writing
 
     func flush() {
-        guard let exchange else { return }
+        guard let exchange, !requestWritten else { return }
         // An upload cap holds the body back: only ciphertext TLS still holds goes out.
         guard writeRateTimer == nil else {
             return watchWritingWhileTLSHoldsOutput()

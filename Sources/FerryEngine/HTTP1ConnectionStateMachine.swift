@@ -149,6 +149,19 @@ package struct HTTP1ConnectionStateMachine {
         }
     }
 
+    /// The owner stopped writing the request before its end (a final response came before the
+    /// `100 Continue` a held body waited for, or the send failed while the peer's answer may
+    /// still be read): the response decides the exchange, and the connection closes after it.
+    package mutating func requestAbandoned() -> Action {
+        switch state {
+        case .exchanging(.sending, let response, let traits):
+            state = .exchanging(.abandoned, response, traits)
+            return .none
+        case .idle, .exchanging, .closed:
+            return .none
+        }
+    }
+
     /// The owner stopped writing after ``Action/stopSendingBody``; the exchange is done.
     package mutating func bodySendingStopped() -> Action {
         switch state {

@@ -229,7 +229,7 @@ extension ResponseParser {
         // RFC 9110 §15.2: a client must accept any number of interim responses before the
         // final one, and may ignore them; 101 is final for HTTP/1.1 (the protocol changes).
         if (100...199).contains(status.code) && status.code != 101 {
-            interimResponses += 1
+            if status.code == 100 { receivedContinue = true }
             fields = HTTPFields()
             sectionStart = lineEnd
             state = .statusLine

@@ -99,9 +99,10 @@ package struct ResponseParser: Sendable {
     package private(set) var bytesConsumedInResponse = 0
     /// The method of the request being answered (HEAD and CONNECT change framing).
     var requestMethod: HTTPRequest.Method = .get
-    /// Interim (1xx, not 101) responses consumed since ``expectResponse(to:)``: a `100
-    /// Continue` tells a client holding its body that the server wants it (RFC 9110 §10.1.1).
-    package internal(set) var interimResponses = 0
+    /// Whether a `100 Continue` was consumed since ``expectResponse(to:)``: it tells a client
+    /// holding its body that the server wants it (RFC 9110 §10.1.1). Other interim responses
+    /// (102, 103) say nothing about the body.
+    package internal(set) var receivedContinue = false
     /// Offset of the first byte of the current line.
     var lineStart = 0
     /// Offset of the first byte of the current head or trailer section.
@@ -150,7 +151,7 @@ package struct ResponseParser: Sendable {
         requestMethod = method
         state = .statusLine
         bytesConsumedInResponse = 0
-        interimResponses = 0
+        receivedContinue = false
         lineStart = 0
         sectionStart = 0
         lineBuffer.removeAll(keepingCapacity: true)

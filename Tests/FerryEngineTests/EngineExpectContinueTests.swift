@@ -52,6 +52,50 @@ struct EngineExpectContinueTests {
         #expect(head.count < 1024, "only the head reached the server: \(head.count) bytes")
     }
 
+    @Test("a final head before 100 Continue withdraws the body, however long its response takes to end")
+    func aSlowRefusalStillSendsNoBody() async throws {
+        // The refusal's body ends well after the continue timeout: the timer must not send the
+        // body the head already refused.
+        let head = EngineTest.response(status: "413 Content Too Large", ["Content-Length: 20"], body: "0123456789")
+        let server = try ScriptedServer(scripts: [[
+            .readHead, .send(head), .sleep(.milliseconds(300)), .send("abcdefghij"), .stallUntilClosed,
+        ]])
+        defer { server.shutdown() }
+        let delegate = try await upload(server, timeout: .milliseconds(20))
+        #expect(delegate.succeeded, "\(String(describing: delegate.ending))")
+        #expect(delegate.record.heads.first?.status.code == 413)
+        #expect(delegate.record.body == EngineTest.bytes("0123456789abcdefghij"))
+        #expect(delegate.record.sentBodyBytes == 0, "the refused body went out")
+        #expect(await server.waitForFinishedConnections(1, timeout: .seconds(30)), "the connection is closed, not kept")
+    }
+
+    @Test("only 100 Continue releases the body: a 103 before a refusal does not")
+    func otherInterimResponsesDoNotReleaseTheBody() async throws {
+        let server = try ScriptedServer(scripts: [[
+            .readHead, .send("HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"),
+            .sleep(.milliseconds(100)),
+            .send(EngineTest.response(status: "401 Unauthorized", ["Content-Length: 0"])), .stallUntilClosed,
+        ]])
+        defer { server.shutdown() }
+        let delegate = try await upload(server)
+        #expect(delegate.succeeded, "\(String(describing: delegate.ending))")
+        #expect(delegate.record.heads.map(\.status.code) == [401])
+        #expect(delegate.record.sentBodyBytes == 0, "a 103 released the body")
+    }
+
+    @Test("a 103 and then 100 Continue: the body goes after the 100")
+    func continueAfterEarlyHints() async throws {
+        let server = try ScriptedServer(scripts: [[
+            .readHead, .send("HTTP/1.1 103 Early Hints\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n"), .readBody,
+            .send(EngineTest.ok("stored")), .stallUntilClosed,
+        ]])
+        defer { server.shutdown() }
+        let delegate = try await upload(server)
+        #expect(delegate.succeeded, "\(String(describing: delegate.ending))")
+        #expect(delegate.record.sentBodyBytes == Int64(Self.body.count))
+        #expect(server.mismatches.isEmpty, "\(server.mismatches)")
+    }
+
     @Test("a server that ignores the expectation gets the body after the timeout")
     func timeoutSendsTheBodyAnyway() async throws {
         let server = try ScriptedServer(scripts: [[.readHead, .readBody, .send(EngineTest.ok("late")), .stallUntilClosed]])

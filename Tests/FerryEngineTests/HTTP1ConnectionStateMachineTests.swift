@@ -43,6 +43,25 @@ import Testing
         #expect(machine.bodySendingStopped() == .succeedExchange(reusable: false))
     }
 
+    @Test func anAbandonedRequestLetsTheResponseDecideAndClosesAfterwards() {
+        var machine = reusedMachine()
+        _ = machine.exchangeStarted(retryable)
+        #expect(machine.requestAbandoned() == .none)
+        #expect(machine.requestSent() == .none, "nothing more of it is written")
+        _ = machine.responseBytesReceived()
+        #expect(machine.responseHeadReceived(keepAlive: true) == .none)
+        #expect(machine.responseEnded() == .succeedExchange(reusable: false))
+        #expect(!machine.isIdle)
+    }
+
+    @Test func anAbandonedRequestWithoutAnAnswerStillFailsAsBefore() {
+        var machine = reusedMachine()
+        _ = machine.exchangeStarted(retryable)
+        _ = machine.requestAbandoned()
+        let failure = EngineError(.sendFailed(SystemError(errno: 32, syscall: "sendmsg")))
+        #expect(machine.exchangeFailed(failure) == .failExchange(failure, retryable: true))
+    }
+
     @Test func responseBeforeRequestFinishedWaitsForTheRequest() {
         var machine = HTTP1ConnectionStateMachine()
         _ = machine.exchangeStarted(retryable)

@@ -194,6 +194,11 @@ extension SessionTask: ExchangeDelegate {
         case .fail(let decidedFailure):
             if error.kind != .cancelled { return followUpExchangeEnded(.fail(decidedFailure), metrics: metrics) }
             failure = failure.attaching(resumeData: decidedFailure.downloadTaskResumeData)
+        case .send(let next, let isRedirect) where !Self.endsTheTask(error):
+            // A redirect or a challenge's answer was decided at the head: a 3xx or 401 body cut
+            // short, reset or undecodable concerns only the body being dropped, and the next
+            // request goes (curl ignores such a body too).
+            return followUpExchangeEnded(.send(next, isRedirect: isRedirect), metrics: metrics)
         case .asking, .send, nil:
             break
         }
@@ -201,6 +206,15 @@ extension SessionTask: ExchangeDelegate {
     }
 
     // MARK: - Helpers
+
+    /// Whether `error` ends the task whatever was decided about the next request: it was
+    /// cancelled, or its total time ran out.
+    private static func endsTheTask(_ error: EngineError) -> Bool {
+        switch error.kind {
+        case .cancelled, .totalTimedOut: true
+        default: false
+        }
+    }
 
     /// The request the running exchange sent: the original one, without taking the lock,
     /// unless a follow-up replaced it. On the exchange's loop.

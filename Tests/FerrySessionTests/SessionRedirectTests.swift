@@ -41,6 +41,27 @@ struct SessionRedirectTests {
         }
     }
 
+    @Test("a redirect's body that breaks off does not stop the redirect", arguments: [
+        "HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 10\r\n\r\nabc",
+        "HTTP/1.1 302 Found\r\nLocation: /next\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\nnope",
+    ])
+    func aBrokenRedirectBodyIsIgnored(redirect: String) async throws {
+        let server = try ScriptedServer(scripts: [
+            .reply(redirect),
+            [.expectRequestLine(prefix: "GET /next "), .send("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"), .close],
+        ])
+        defer { server.shutdown() }
+        let session = Session(configuration: SessionTest.configuration())
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: NetworkRequest(url: URL(string: "http://127.0.0.1:\(server.port)/start")!))
+        let (data, response) = try await task.data()
+        #expect(response.statusCode == 200)
+        #expect(data == Data("hello".utf8))
+        #expect(task.metrics?.redirectCount == 1)
+        #expect(server.mismatches.isEmpty, "\(server.mismatches)")
+    }
+
     @Test func aTaskKnowsItsCurrentRequest() async throws {
         try await HTTPBinServer.withServer { server in
             let session = Session(configuration: SessionTest.configuration())

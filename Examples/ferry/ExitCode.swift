@@ -88,6 +88,12 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         .pinningMismatch: .pinningMismatch,
     ]
 
+    /// The parse errors of a chunked body's framing and trailers: curl's 56, not 8 (the head
+    /// was fine).
+    static let bodyFramingErrors: Set<HTTPParseError.Kind> = [
+        .invalidChunkSize, .chunkSizeOverflow, .invalidChunkFraming, .chunkExtensionTooLong, .trailersTooLarge,
+    ]
+
     /// The TLS failures whose number depends on when they happened.
     static let tlsFailures: Set<NetworkError.Code> = [.secureConnectionFailed, .clientCertificateRejected, .clientCertificateRequired]
 
@@ -95,7 +101,7 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     ///
     /// A lost connection is 18 (partial file) when the peer closed inside a body whose end was
     /// announced, as curl's "transfer closed with N bytes remaining to read"; any other loss
-    /// (a reset, a failure before the body) is 56.
+    /// (a reset, a failure before the body) is 56, and so is a chunked body's broken framing.
     ///
     /// A TLS failure is 35 during the handshake and 56 once it is over, as curl's (a failed
     /// `SSL_connect` against a failed `SSL_read`): in TLS 1.3 a client finishes its handshake
@@ -109,6 +115,10 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     init(_ error: NetworkError, afterHandshake: Bool = false) {
         if error.code == .networkConnectionLost && Self.isPartialBody(error) {
             self = .partialFile
+        } else if error.code == .cannotParseResponse, let parseError = error.underlyingError as? HTTPParseError,
+                  Self.bodyFramingErrors.contains(parseError.kind) {
+            // curl: "Illegal or missing hexadecimal sequence in chunked-encoding" is a receive error.
+            self = .receiveError
         } else if afterHandshake && Self.tlsFailures.contains(error.code) {
             self = .receiveError
         } else {

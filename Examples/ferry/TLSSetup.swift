@@ -6,8 +6,8 @@ import FoundationEssentials
 ///
 /// Files are read once, before the first transfer. A file that cannot be used does not stop
 /// the run at once: as with curl, only https transfers fail, with ``failure``'s exit code (77
-/// bad CA file, 58 bad client certificate, 90 unusable pin), and a plain-http URL on the same
-/// command line is fetched as usual.
+/// bad CA file, 58 bad client certificate, 90 unusable pin), whether the URL or a redirect
+/// names https, and a plain-http URL on the same command line is fetched as usual.
 struct TLSSetup: Sendable {
     /// Why https cannot be fetched with the options: curl's exit code and its sentence.
     struct Failure: Error, Sendable, Equatable {
@@ -47,7 +47,9 @@ struct TLSSetup: Sendable {
     }
 
     private mutating func load(_ options: TLSOptions) throws(Failure) {
-        if let path = options.caCertificateFile {
+        // With -k nothing is checked against trust roots, so curl does not read them: a missing
+        // or broken CA file is then harmless.
+        if !options.insecure, let path = options.caCertificateFile {
             do {
                 configuration.trustStore = try TrustStore(contentsOf: URL(fileURLWithPath: path))
             } catch {

@@ -153,7 +153,7 @@ struct Transfer: Sendable {
         // curl -f stops at the head: whatever of the body came with it is not counted.
         if report.exitCode == .httpError { report.sizeDownload = 0 }
         if let failure {
-            report.exitCode = ExitCode(failure, afterHandshake: Self.passedHandshake(metrics))
+            settle(failure, metrics: metrics, in: &report)
         }
         return report
     }
@@ -205,7 +205,7 @@ struct Transfer: Sendable {
                 report.exitCode = .httpError
                 report.errorMessage = "The requested URL returned error: \(status)"
             } else {
-                report.exitCode = ExitCode(failure, afterHandshake: Self.passedHandshake(metrics))
+                settle(failure, metrics: metrics, in: &report)
             }
         }
         return report
@@ -229,6 +229,18 @@ struct Transfer: Sendable {
         if let code = (error.underlyingError as? ServerTrustError)?.trustFailure?.verifyCode {
             report.sslVerifyResult = Int(code)
         }
+    }
+
+    /// curl's exit code for a failed transfer. An https hop reached by a redirect when a TLS
+    /// file could not be used is refused (the session fails closed, ``TLSSetup``): that file's
+    /// code and sentence, as for an https URL given directly.
+    private func settle(_ failure: NetworkError, metrics: TaskMetrics?, in report: inout TransferReport) {
+        if let tlsFailure, failure.underlyingError is ServerTrustError {
+            report.exitCode = tlsFailure.exitCode
+            report.errorMessage = tlsFailure.message
+            return
+        }
+        report.exitCode = ExitCode(failure, afterHandshake: Self.passedHandshake(metrics))
     }
 
     /// The size of the file at `path`, or nil when there is none.

@@ -97,6 +97,16 @@ struct EndToEndFailureTests {
         _ = try await expectFailure(56, [server.url("/").absoluteString], naming: ["reset"])
     }
 
+    @Test("broken chunked framing is 56, as curl's, not 8: the head was fine", arguments: [
+        "zz\r\nhello\r\n0\r\n\r\n",  // not a hexadecimal size
+        "5\r\nhelloXX0\r\n\r\n",  // no CRLF after the chunk
+    ])
+    func brokenChunkedFramingIsFiftySix(body: String) async throws {
+        let server = try scripted([.readRequest, .send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body), .close])
+        defer { server.shutdown() }
+        _ = try await expectFailure(56, [server.url("/").absoluteString], naming: ["chunk"])
+    }
+
     @Test func corruptGzipIsSixtyOne() async throws {
         let garbage = "this is not gzip at all"
         let server = try scripted([

@@ -58,6 +58,14 @@ struct TLSSetupTests {
         #expect(TLSSetup(options).failure?.exitCode == .pinningMismatch)
     }
 
+    @Test func insecureNeverReadsTheCAFile() {
+        var options = TLSOptions()
+        options.caCertificateFile = "/nonexistent/ca.pem"
+        options.insecure = true
+        // curl -k --cacert missing.pem fetches: nothing is checked against the roots.
+        #expect(TLSSetup(options).failure == nil)
+    }
+
     @Test func curlPinListsAndPublicKeyFiles() throws {
         let leaf = try #require(try Certificate.certificates(inFile: URL(fileURLWithPath: TestCertificateFiles.path("leaf.pem"))).first)
         let other = try #require(try Certificate.certificates(inFile: URL(fileURLWithPath: TestCertificateFiles.path("other-leaf.pem"))).first)

@@ -14,9 +14,9 @@ public struct ParserLimits: Sendable, Hashable {
 
     /// Creates limits; the defaults are Ferry's.
     public init(
-        maxLineLength: Int = 8 * 1024,
-        maxHeaderBytes: Int = 64 * 1024,
-        maxFieldCount: Int = 100,
+        maxLineLength: Int = 100 * 1024,
+        maxHeaderBytes: Int = 300 * 1024,
+        maxFieldCount: Int = 5_000,
         maxChunkExtensionBytes: Int = 16 * 1024,
         maxTrailerBytes: Int = 16 * 1024
     ) {
@@ -27,7 +27,9 @@ public struct ParserLimits: Sendable, Hashable {
         self.maxTrailerBytes = maxTrailerBytes
     }
 
-    /// Ferry's defaults: 8 KiB lines, 64 KiB header section, 100 fields, 16 KiB chunk
-    /// extensions and trailers.
+    /// Ferry's defaults: 100 KiB lines, a 300 KiB header section and 5,000 fields (curl's
+    /// bounds: what it accepts, a server may send, say a 10 KiB Content-Security-Policy or a
+    /// hundred `Set-Cookie` fields), 16 KiB chunk extensions and trailers. A connection holds
+    /// at most one header section, so the bound per connection stays small.
     public static let `default` = ParserLimits()
 }

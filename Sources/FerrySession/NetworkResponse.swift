@@ -27,11 +27,18 @@ public struct NetworkResponse: Sendable, Equatable {
     public var statusCode: Int { status.code }
 
     /// The announced body length (Content-Length), or `nil` when unknown or when the body is
-    /// content-decoded (the announced length is then the encoded size).
+    /// content-decoded (the announced length is then the encoded size). `identity` is no coding.
     public var expectedContentLength: Int64? {
-        guard headerFields[.contentEncoding] == nil,
+        guard contentCoding == nil,
               let text = headerFields[.contentLength], let length = Int64(text), length >= 0 else { return nil }
         return length
+    }
+
+    /// The Content-Encoding the body carries, or nil when none (absent, or `identity`).
+    var contentCoding: String? {
+        guard let coding = headerFields[.contentEncoding],
+              HTTPSyntax.trimmingWhitespace(coding).lowercased() != "identity" else { return nil }
+        return coding
     }
 
     /// The value of the first field named `name`, or the comma-joined values when repeated.

@@ -87,7 +87,7 @@ extension SessionTask {
         switch verdict {
         case .continues(let total):
             // A range of an encoded body cannot be decoded on its own, nor appended to the bytes on disk.
-            if let coding = response.headerFields[.contentEncoding], coding.lowercased() != "identity" {
+            if let coding = response.contentCoding {
                 return refuse(.mismatch("the 206 is encoded (\(coding.prefix(40)))"), response: response)
             }
             // A length the parser accepted may still be too large to add: then it is unknown.
@@ -190,7 +190,7 @@ extension SessionTask {
         guard request.method == .get, request.body == nil,
               response.headerFields[.acceptRanges]?.lowercased() != "none" else { return nil }
         // An encoded body's bytes are not those a range of the resource would carry.
-        if let coding = response.headerFields[.contentEncoding], coding.lowercased() != "identity" { return nil }
+        if response.contentCoding != nil { return nil }
         // After a 200 the file holds a new version: only its own validator names it.
         let validator = DownloadResumeData.validator(in: response.headerFields)
             ?? (response.statusCode == 206 ? continued?.validator : nil)

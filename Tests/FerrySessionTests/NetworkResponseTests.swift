@@ -49,6 +49,15 @@ struct NetworkResponseTests {
         #expect(response("http://h/x", fields).dispositionFilename == name)
     }
 
+    @Test("expectedContentLength: identity is no coding", arguments: [
+        (nil, 10 as Int64?), ("identity", 10), (" Identity ", 10), ("gzip", nil), ("gzip, identity", nil),
+    ] as [(String?, Int64?)])
+    func expectedLength(coding: String?, expected: Int64?) {
+        var fields: HTTPFields = [.contentLength: "10"]
+        if let coding { fields[.contentEncoding] = coding }
+        #expect(response("http://h/x", fields).expectedContentLength == expected)
+    }
+
     @Test("textEncodingName", arguments: [
         ("text/html; charset=utf-8", "utf-8"),
         ("text/html; charset=\"ISO-8859-1\"", "ISO-8859-1"),

@@ -72,8 +72,9 @@ struct Runner: Sendable {
             console.writeErrorLines(["ferry: (\(report.exitCode)) \(report.errorMessage)"])
         }
         if let writeOut {
-            let (text, warnings) = writeOut.render(report)
+            let (text, errorText, warnings) = writeOut.render(report)
             console.writeErrorLines(warnings.map { "ferry: \($0)" })
+            if !errorText.isEmpty { console.writeError(errorText) }
             console.writeOutSoon(text)
         }
     }

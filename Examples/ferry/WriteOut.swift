@@ -5,7 +5,8 @@ import FoundationEssentials
 ///
 /// `%{name}` prints a variable, `%header{name}` a response field, `%%` a percent sign, and
 /// `\n`, `\r`, `\t` the control characters. Anything else is printed as written; an unknown
-/// variable prints nothing and a warning, as curl.
+/// variable prints nothing and a warning, as curl. `%{stderr}` and `%{stdout}` send what
+/// follows to that stream, and `%{onerror}` drops the rest unless the transfer failed.
 struct WriteOut: Sendable {
     /// A piece of the format, read once: text printed as is, a variable, or a response field.
     enum Piece: Sendable, Equatable {
@@ -23,25 +24,37 @@ struct WriteOut: Sendable {
         pieces = Self.parse(format)
     }
 
-    /// The text to print, and warnings for standard error.
-    func render(_ report: TransferReport) -> (text: String, warnings: [String]) {
+    /// The text for standard output, the text for standard error, and warnings.
+    func render(_ report: TransferReport) -> (text: String, errorText: String, warnings: [String]) {
         var text = ""
+        var errorText = ""
+        var toStandardError = false
         var warnings: [String] = []
-        for piece in pieces {
+        func emit(_ piece: String) {
+            if toStandardError { errorText += piece } else { text += piece }
+        }
+        rendering: for piece in pieces {
             switch piece {
             case .text(let literal):
-                text += literal
+                emit(literal)
+            case .variable("stdout"):
+                toStandardError = false
+            case .variable("stderr"):
+                toStandardError = true
+            case .variable("onerror"):
+                // curl: the rest of the format is shown only for a transfer that failed.
+                if report.exitCode == .ok { break rendering }
             case .variable(let name):
                 if let value = Self.value(of: name, in: report) {
-                    text += value
+                    emit(value)
                 } else {
                     warnings.append("unknown --write-out variable: '\(name)'")
                 }
             case .header(let name):
-                text += HTTPField.Name(name).map { report.responseHeaders[values: $0].joined(separator: ", ") } ?? ""
+                emit(HTTPField.Name(name).map { report.responseHeaders[values: $0].joined(separator: ", ") } ?? "")
             }
         }
-        return (text, warnings)
+        return (text, errorText, warnings)
     }
 
     /// Splits a format into pieces, with curl's rules: `%{name}`, `%header{name}`, `%%`, the

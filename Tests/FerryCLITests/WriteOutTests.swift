@@ -37,8 +37,26 @@ struct WriteOutTests {
     @Test func allContractVariables() {
         let format = "%{http_code} %{size_download} %{size_upload} %{num_redirects} %{num_connects} %{url_effective} "
             + "%{time_namelookup} %{time_connect} %{time_appconnect} %{time_starttransfer} %{time_total} %{ssl_verify_result}\\n"
-        let (text, warnings) = WriteOut(format).render(report())
+        let (text, errorText, warnings) = WriteOut(format).render(report())
         #expect(text == "201 1234 5 0 1 http://h/final 0.001500 0.002250 0.000000 0.010000 0.012345 0\n")
+        #expect(errorText.isEmpty && warnings.isEmpty)
+    }
+
+    @Test("%{stderr}, %{stdout} and %{onerror}, as curl 7.88", arguments: [
+        ("a%{stderr}b%{stdout}c\\n", ExitCode.ok, "ac\n", "b"),
+        ("%{onerror}failed %{exitcode}", ExitCode.ok, "", ""),
+        ("%{onerror}failed %{exitcode}", ExitCode.cannotConnect, "failed 7", ""),
+        ("%{http_code}%{onerror} %{stderr}%{errormsg}", ExitCode.ok, "201", ""),
+        ("%{http_code}%{onerror} %{stderr}%{errormsg}", ExitCode.httpError, "201 ", "boom"),
+    ])
+    func streamsAndOnError(format: String, exitCode: ExitCode, stdout: String, stderr: String) {
+        var report = report()
+        report.exitCode = exitCode
+        report.errorMessage = exitCode == .ok ? "" : "boom"
+        if exitCode == .cannotConnect { report.errorMessage = "Failed to connect" }
+        let (text, errorText, warnings) = WriteOut(format).render(report)
+        #expect(text == stdout)
+        #expect(errorText == stderr)
         #expect(warnings.isEmpty)
     }
 
@@ -46,7 +64,7 @@ struct WriteOutTests {
         var report = TransferReport(method: "GET", url: "http://127.0.0.1:9/")
         report.exitCode = .cannotConnect
         report.errorMessage = "Failed to connect"
-        let (text, _) = WriteOut("%{http_code} %{num_connects} %{time_total} %{exitcode} %{errormsg}").render(report)
+        let (text, _, _) = WriteOut("%{http_code} %{num_connects} %{time_total} %{exitcode} %{errormsg}").render(report)
         #expect(text == "000 0 0.000000 7 Failed to connect")
     }
 
@@ -71,7 +89,7 @@ struct WriteOutTests {
     }
 
     @Test func escapesPercentsAndUnknowns() {
-        let (text, warnings) = WriteOut("a\\tb\\r\\n\\x %% %x %{bogus}%{ end").render(report())
+        let (text, _, warnings) = WriteOut("a\\tb\\r\\n\\x %% %x %{bogus}%{ end").render(report())
         #expect(text == "a\tb\r\n\\x % %x %{ end")
         #expect(warnings == ["unknown --write-out variable: 'bogus'"])
     }

@@ -25,6 +25,7 @@ enum HelpText {
      -i, --include              Include the response head in the output
      -D, --dump-header <file>   Write the response heads to this file ('-': stdout)
      -I, --head                 Show document info only (HEAD)
+     -r, --range <range>        Retrieve only the bytes within RANGE (GET and HEAD)
      -m, --max-time <seconds>   Maximum time allowed for a transfer
          --connect-timeout <s>  Maximum time allowed for connection
          --compressed           Request a compressed response and decode it

@@ -62,6 +62,7 @@ struct OptionSpec: Sendable {
         flag("remote-header-name", "J") { options, on in options.remoteHeaderName = on },
         value("url", nil) { options, text in options.addURL(text) },
         value("continue-at", "C") { options, text throws(UsageError) in options.continueAt = try continueAt(text) },
+        value("range", "r") { options, text throws(UsageError) in options.range = try range(text, warnings: &options.warnings) },
         flag("include", "i") { options, on in options.include = on },
         value("dump-header", "D") { options, text in options.dumpHeader = text },
         flag("head", "I") { options, on in options.headOnly = on },
@@ -145,6 +146,21 @@ struct OptionSpec: Sendable {
         flag("help", "h") { options, on in options.showHelp = on },
         flag("version", "V") { options, on in options.showVersion = on },
     ]
+
+    /// curl's `-r`: a lone number gets the dash a range needs (with curl's warning); other
+    /// text is sent as given, with a warning when it holds more than digits, `-` and `,`.
+    static func range(_ text: String, warnings: inout [String]) throws(UsageError) -> String {
+        if let first = text.first, first.isASCII, first.isNumber, !text.contains("-") {
+            guard let offset = Int64(text) else { throw UsageError("unsupported range point") }
+            warnings.append("Warning: A specified range MUST include at least one dash (-). Appending one for you!")
+            return "\(offset)-"
+        }
+        if text.contains(where: { !($0.isASCII && $0.isNumber) && $0 != "-" && $0 != "," }) {
+            warnings.append("Warning: Invalid character is found in given range. A specified range MUST have only digits in "
+                + "'start'-'stop'. The server's response to this request is uncertain.")
+        }
+        return text
+    }
 
     private static func flag(_ long: String, _ short: Character?, _ body: @escaping @Sendable (inout Options, Bool) -> Void) -> OptionSpec {
         OptionSpec(long: long, short: short, action: .flag(body))

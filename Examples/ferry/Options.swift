@@ -84,6 +84,8 @@ struct Options: Sendable, Equatable {
     /// `-F`/`--form` and `--form-string` parts, in order (a `multipart/form-data` POST).
     var form: [FormArgument] = []
     var useGet = false
+    /// `-r RANGE`: `Range: bytes=RANGE` on a request without a body, as curl (`-C` wins).
+    var range: String?
     var include = false
     var headOnly = false
     /// `-D FILE`: every response head, as `-i` writes them, to FILE (`-`: standard output).

@@ -67,6 +67,10 @@ struct RequestBuilder: Sendable {
         }
         // curl's --json sets Accept even with -G, as the reply format is what it is about.
         if postData.isJSON { implicit.append(("Accept", "application/json")) }
+        // -r asks for bytes of a GET or HEAD; -C's own range wins, as curl's.
+        if let range = options.range, body == nil, !hasForm, options.continueAt == nil {
+            implicit.append(("Range", "bytes=" + range))
+        }
         implicitFields = implicit
         basicUpFront = options.authScheme == .basic
         credential = options.user.map(Options.userAndPassword)

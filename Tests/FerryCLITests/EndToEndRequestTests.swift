@@ -6,6 +6,10 @@ import Testing
 /// an independent server and compared with what curl 7.88 sends.
 struct EndToEndRequestTests {
     private func fetch(_ server: HTTPBinServer, _ arguments: String...) async throws -> (FerryProcess.Result, RecordedRequestHead) {
+        try await fetch(server, arguments)
+    }
+
+    private func fetch(_ server: HTTPBinServer, _ arguments: [String]) async throws -> (FerryProcess.Result, RecordedRequestHead) {
         let result = try await FerryProcess.run(["-sS"] + arguments)
         #expect(result.status == 0, "\(result)")
         let request = try #require(server.lastRequest)
@@ -28,6 +32,28 @@ struct EndToEndRequestTests {
             #expect(request.method == "POST")
             #expect(request.value(of: "Content-Length") == "0")
             #expect(request.value(of: "Content-Type") == "application/x-www-form-urlencoded")
+        }
+    }
+
+    /// Each case as curl 7.88 sent it (checked against the same nginx): -r on GET and HEAD,
+    /// a lone number completed with a dash, -C's range over -r's, none with a body.
+    @Test("-r, --range", arguments: [
+        (["-r", "0-9"], "bytes=0-9"), (["--range", "500-,-100"], "bytes=500-,-100"), (["-r", "5"], "bytes=5-"),
+        (["-I", "-r", "0-0"], "bytes=0-0"), (["-G", "-d", "a=1", "-r", "1-2"], "bytes=1-2"),
+        (["-d", "x", "-r", "0-9"], nil), (["-H", "Range: bytes=7-", "-r", "0-9"], "bytes=7-"),
+    ] as [([String], String?)])
+    func range(arguments: [String], sent: String?) async throws {
+        try await HTTPBinServer.withServer { server in
+            let (_, request) = try await fetch(server, arguments + ["-o", "/dev/null", server.url("/anything").absoluteString])
+            #expect(request.value(of: "Range") == sent)
+        }
+    }
+
+    @Test func aRangeWithoutItsDashIsCompletedWithCurlsWarning() async throws {
+        try await HTTPBinServer.withServer { server in
+            let result = try await FerryProcess.run(["-r", "5", "-o", "/dev/null", server.url("/anything").absoluteString])
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stderr.contains("Warning: A specified range MUST include at least one dash (-). Appending one for you!"))
         }
     }
 

@@ -450,7 +450,11 @@ final class HTTP1Connection: IOHandler {
                 }
                 return run(machine.exchangeFailed(EngineError(.receiveFailed(error, exchange.phase))))
             }
-            guard sendFailure == nil else { return run(machine.exchangeFailed(EngineError(.sendFailed(error)))) }
+            // Only a peer that closed or reset may have answered first; any other failure (a
+            // full kernel, epoll refusing a change) is the error now.
+            guard sendFailure == nil, error.errno == EPIPE || error.errno == ECONNRESET else {
+                return run(machine.exchangeFailed(EngineError(.sendFailed(error))))
+            }
             readAnswerAfterSendFailure(error, of: exchange)
         }
     }

@@ -40,6 +40,9 @@ final class Transport {
     private var cipherOut: UnsafeMutableRawBufferPointer? { cipherOutMemory?.bytes }
     private var outStart = 0
     private var outEnd = 0
+    /// Writing to the socket failed once (the peer reset or closed): what the peer sent before
+    /// is still read, without trying to write again first.
+    private var writeFailed = false
     /// How the input ended (close_notify, EOF, or a failure) while plaintext was still being
     /// returned; reported by the next `read`, which ``hasBufferedInput`` makes the reader call.
     private var deferredEnd: Result<Void, TransportFailure>?
@@ -110,8 +113,10 @@ final class Transport {
                 deferredEnd = .failure(.system(error))
                 return .processed(filled)
             case .needsInput:
-                // OpenSSL may want to answer (a key update): send that before waiting.
-                _ = try flush()
+                // OpenSSL may want to answer (a key update): send that before waiting, unless
+                // the socket already refused a write (an answer that came before a reset is
+                // still read).
+                if !writeFailed { _ = try flush() }
                 // OpenSSL read the socket dry itself.
                 guard let cipherIn else { return filled > 0 ? .processed(filled) : .wouldBlock }
                 let result: IOResult<Int>
@@ -215,6 +220,7 @@ final class Transport {
             do throws(SystemError) {
                 result = try socket.write(UnsafeRawBufferPointer(rebasing: cipherOut[outStart..<outEnd]))
             } catch {
+                writeFailed = true
                 throw .system(error)
             }
             guard case .processed(let count) = result else { return false }

@@ -194,10 +194,11 @@ extension SessionTask: ExchangeDelegate {
         case .fail(let decidedFailure):
             if error.kind != .cancelled { return followUpExchangeEnded(.fail(decidedFailure), metrics: metrics) }
             failure = failure.attaching(resumeData: decidedFailure.downloadTaskResumeData)
-        case .send(let next, let isRedirect) where !Self.endsTheTask(error):
-            // A redirect or a challenge's answer was decided at the head: a 3xx or 401 body cut
-            // short, reset or undecodable concerns only the body being dropped, and the next
-            // request goes (curl ignores such a body too).
+        case .send(let next, let isRedirect) where Self.onlyTheDroppedBodyFailed(error):
+            // A redirect or a challenge's answer was decided at the head: a 3xx or 401 body the
+            // server ended early, or that does not decode, concerns only the body being dropped,
+            // and the next request goes, as curl's. A reset, broken framing, a timeout or a
+            // cancel still end the task (curl: 56, 28).
             return followUpExchangeEnded(.send(next, isRedirect: isRedirect), metrics: metrics)
         case .asking, .send, nil:
             break
@@ -207,11 +208,11 @@ extension SessionTask: ExchangeDelegate {
 
     // MARK: - Helpers
 
-    /// Whether `error` ends the task whatever was decided about the next request: it was
-    /// cancelled, or its total time ran out.
-    private static func endsTheTask(_ error: EngineError) -> Bool {
+    /// Whether `error` is only about the body of a response the task drops: the server
+    /// closed before its announced end, or it does not decode.
+    private static func onlyTheDroppedBodyFailed(_ error: EngineError) -> Bool {
         switch error.kind {
-        case .cancelled, .totalTimedOut: true
+        case .partialBody, .decoding: true
         default: false
         }
     }

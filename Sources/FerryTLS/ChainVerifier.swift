@@ -20,11 +20,13 @@ enum ChainVerifier {
     private static let hostFlags = UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT)
 
     /// Verifies `chain` (leaf first; the rest are untrusted helpers for path building)
-    /// against `store` under `policy`, at the current time. Any certificate in `store` is a
-    /// trust anchor, not only a self-signed root (`X509_V_FLAG_PARTIAL_CHAIN`): curl sets it
-    /// for its CA file, and Apple's `SecTrustSetAnchorCertificates` treats a pinned leaf or
-    /// intermediate so.
-    static func verify(_ chain: X509Chain, store: OpaquePointer, policy: TrustPolicy) -> ChainVerification {
+    /// against `store` under `policy`, at the current time.
+    ///
+    /// - Parameter partialChain: when true, any certificate in `store` is a trust anchor, not
+    ///   only a self-signed root (`X509_V_FLAG_PARTIAL_CHAIN`), and the path ends at the first
+    ///   one it reaches: curl sets it for its CA file, and Apple's
+    ///   `SecTrustSetAnchorCertificates` treats a pinned leaf or intermediate so.
+    static func verify(_ chain: X509Chain, store: OpaquePointer, policy: TrustPolicy, partialChain: Bool) -> ChainVerification {
         guard let leaf = chain[0] else {
             return ChainVerification(
                 failure: TrustFailure(.invalidCertificate, verifyCode: X509_V_ERR_UNSPECIFIED, subject: nil),
@@ -46,7 +48,9 @@ enum ChainVerifier {
                 )
             }
         }
-        X509_VERIFY_PARAM_set_flags(X509_STORE_CTX_get0_param(context), UInt(X509_V_FLAG_PARTIAL_CHAIN))
+        if partialChain {
+            X509_VERIFY_PARAM_set_flags(X509_STORE_CTX_get0_param(context), UInt(X509_V_FLAG_PARTIAL_CHAIN))
+        }
         let verified = X509_verify_cert(context) == 1
         let built = X509_STORE_CTX_get1_chain(context).map(X509Chain.init(adopting:))
         if verified {

@@ -6,8 +6,8 @@ import COpenSSL
 /// stand-in for Apple's `SecTrust`.
 ///
 /// The default evaluation runs once, in the initializer: the chain must lead to an anchor of
-/// ``trustStore`` (any certificate in it, a root or not, as curl and Apple treat anchors) and
-/// name ``host`` (``defaultEvaluationFailure``). Evaluators that want
+/// ``trustStore`` (up to a self-signed root of it when there is one, else to any certificate
+/// in it, as curl and Apple treat anchors) and name ``host`` (``defaultEvaluationFailure``). Evaluators that want
 /// something else call ``evaluate(validatingHost:)`` or ``evaluate(anchoredOn:validatingHost:)``.
 ///
 /// Hostname rules (RFC 6125 §6.4): the host is matched against the leaf's subject alternative
@@ -136,12 +136,19 @@ public struct ServerTrust: Sendable {
             return ChainVerification(failure: failure, builtChain: nil)
         }
         guard let anchors else {
-            return store.withStore { ChainVerifier.verify(chain, store: $0, policy: policy) }
+            return store.withStore { store in
+                // The path up to a self-signed root of the store when there is one (what
+                // public-key pins are looked for on); else any certificate of the store may end
+                // it, as curl's CA file (a store holding an intermediate, or the leaf itself).
+                let complete = ChainVerifier.verify(chain, store: store, policy: policy, partialChain: false)
+                guard complete.failure != nil else { return complete }
+                return ChainVerifier.verify(chain, store: store, policy: policy, partialChain: true)
+            }
         }
         guard let anchorStore = try? TrustStore(certificates: anchors) else {
             let failure = TrustFailure(.invalidCertificate, verifyCode: X509_V_ERR_OUT_OF_MEM)
             return ChainVerification(failure: failure, builtChain: nil)
         }
-        return anchorStore.withStore { ChainVerifier.verify(chain, store: $0, policy: policy) }
+        return anchorStore.withStore { ChainVerifier.verify(chain, store: $0, policy: policy, partialChain: true) }
     }
 }

@@ -46,9 +46,10 @@ public final class TrustStore: @unchecked Sendable {
     /// Creates a store that trusts exactly `certificates` (the system roots are NOT included).
     ///
     /// Each certificate is a trust anchor as it is: a root, or an intermediate or a leaf, where
-    /// a chain may end (OpenSSL's `X509_V_FLAG_PARTIAL_CHAIN`, which curl sets for its CA file,
-    /// as Apple's `SecTrustSetAnchorCertificates` trusts any anchor); a self-signed root is not
-    /// required above it. An empty array gives a store that trusts nothing.
+    /// a chain may end when it reaches no self-signed root of the store (OpenSSL's
+    /// `X509_V_FLAG_PARTIAL_CHAIN`, which curl sets for its CA file, as Apple's
+    /// `SecTrustSetAnchorCertificates` trusts any anchor). An empty array gives a store that
+    /// trusts nothing.
     ///
     /// - Parameter certificates: the trust anchors.
     /// - Throws: ``CertificateError`` when OpenSSL cannot build the store (memory exhausted).

@@ -29,7 +29,8 @@ public struct ParserLimits: Sendable, Hashable {
 
     /// Ferry's defaults: 100 KiB lines, a 300 KiB header section and 5,000 fields (curl's
     /// bounds: what it accepts, a server may send, say a 10 KiB Content-Security-Policy or a
-    /// hundred `Set-Cookie` fields), 16 KiB chunk extensions and trailers. A connection holds
-    /// at most one header section, so the bound per connection stays small.
+    /// hundred `Set-Cookie` fields), 16 KiB chunk extensions and trailers. A connection parses
+    /// one head at a time, and what a large one grew is given back when the next response
+    /// starts (`ResponseParser.expectResponse(to:)`).
     public static let `default` = ParserLimits()
 }

@@ -105,6 +105,8 @@ package struct ResponseParser: Sendable {
     package internal(set) var receivedContinue = false
     /// Offset of the first byte of the current line.
     var lineStart = 0
+    /// The most capacity ``lineBuffer`` and ``fieldLineOffsets`` keep between responses.
+    static let keptBufferCapacity = 16 * 1024
     /// Offset of the first byte of the current head or trailer section.
     var sectionStart = 0
     /// The part of a line that arrived in an earlier buffer. Reused; at most maxLineLength + 1.
@@ -154,9 +156,19 @@ package struct ResponseParser: Sendable {
         receivedContinue = false
         lineStart = 0
         sectionStart = 0
-        lineBuffer.removeAll(keepingCapacity: true)
+        // A large head may have grown these (lines up to the limit, thousands of fields): a
+        // connection kept for the next request does not keep that memory.
+        if lineBuffer.capacity > Self.keptBufferCapacity {
+            lineBuffer = []
+        } else {
+            lineBuffer.removeAll(keepingCapacity: true)
+        }
         fields = HTTPFields()
-        fieldLineOffsets.removeAll(keepingCapacity: true)
+        if fieldLineOffsets.capacity > Self.keptBufferCapacity / MemoryLayout<Int>.stride {
+            fieldLineOffsets = []
+        } else {
+            fieldLineOffsets.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Parses from `input[index...]`, advancing `index` past what it used.

@@ -100,6 +100,22 @@ struct SecurityPolicyTests {
         }
     }
 
+    /// A store holding an intermediate and its root: the validated path still goes up to the
+    /// root, so a backup pin of the root's key holds; a store of the intermediate alone ends
+    /// the path there (curl's partial chain), where the root's key is not.
+    @Test("public-key pins are looked for up to the store's root when it holds one")
+    func publicKeyPinsReachTheStoresRoot() throws {
+        let root = try PolicyFixtures.certificate("root-ca")
+        let intermediate = try PolicyFixtures.certificate("intermediate-ca")
+        let chain = try ["leaf", "intermediate-ca"].map(PolicyFixtures.certificate)
+        let policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [root])
+        let both = ServerTrust(host: "localhost", certificates: chain, trustStore: try TrustStore(certificates: [intermediate, root]))
+        #expect(throwsError(policy, both) == nil)
+        let intermediateOnly = ServerTrust(host: "localhost", certificates: chain, trustStore: try TrustStore(certificates: [intermediate]))
+        #expect(intermediateOnly.isTrustedByDefault)
+        #expect(throwsError(policy, intermediateOnly)?.contains("no certificate in the chain carries") == true)
+    }
+
     @Test("a policy is a ServerTrustEvaluating")
     func conformance() throws {
         let evaluator: any ServerTrustEvaluating = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [try PolicyFixtures.certificate("leaf")])

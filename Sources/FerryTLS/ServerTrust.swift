@@ -7,8 +7,9 @@ import COpenSSL
 ///
 /// The default evaluation runs once, in the initializer: the chain must lead to an anchor of
 /// ``trustStore`` (up to a self-signed root of it when there is one, else to any certificate
-/// in it, as curl and Apple treat anchors) and name ``host`` (``defaultEvaluationFailure``). Evaluators that want
-/// something else call ``evaluate(validatingHost:)`` or ``evaluate(anchoredOn:validatingHost:)``.
+/// in it, as curl and Apple treat anchors) and name ``host`` (``defaultEvaluationFailure``).
+/// Evaluators that want something else call ``evaluate(validatingHost:)`` or
+/// ``evaluate(anchoredOn:validatingHost:)``.
 ///
 /// Hostname rules (RFC 6125 §6.4): the host is matched against the leaf's subject alternative
 /// names only (DNS names, or IP addresses when the host is an IP literal); the subject CN is

@@ -147,11 +147,12 @@ struct OptionSpec: Sendable {
         flag("version", "V") { options, on in options.showVersion = on },
     ]
 
-    /// curl's `-r`: a lone number gets the dash a range needs (with curl's warning); other
-    /// text is sent as given, with a warning when it holds more than digits, `-` and `,`.
+    /// curl's `-r`: text starting with a number and holding no dash is that number and the
+    /// dash a range needs (curl reads it as `strtoll` does, with its warning); other text is
+    /// sent as given, with a warning when it holds more than digits, `-` and `,`.
     static func range(_ text: String, warnings: inout [String]) throws(UsageError) -> String {
         if let first = text.first, first.isASCII, first.isNumber, !text.contains("-") {
-            guard let offset = Int64(text) else { throw UsageError("unsupported range point") }
+            guard let offset = Int64(text.prefix { $0.isASCII && $0.isNumber }) else { throw UsageError("unsupported range point") }
             warnings.append("Warning: A specified range MUST include at least one dash (-). Appending one for you!")
             return "\(offset)-"
         }

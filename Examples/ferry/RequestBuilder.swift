@@ -67,8 +67,9 @@ struct RequestBuilder: Sendable {
         }
         // curl's --json sets Accept even with -G, as the reply format is what it is about.
         if postData.isJSON { implicit.append(("Accept", "application/json")) }
-        // -r asks for bytes of a GET or HEAD; -C's own range wins, as curl's.
-        if let range = options.range, body == nil, !hasForm, options.continueAt == nil {
+        // -r asks for bytes of a GET or HEAD. When -C has bytes to continue, the library's own
+        // range replaces it (DownloadTarget), as curl's resume offset wins over -r.
+        if let range = options.range, body == nil, !hasForm {
             implicit.append(("Range", "bytes=" + range))
         }
         implicitFields = implicit

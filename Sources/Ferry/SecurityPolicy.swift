@@ -26,8 +26,8 @@ import FoundationEssentials
 ///    check, and the chain so built must hold a certificate byte-equal to a pinned one.
 /// 6. Mode `publicKey`: some certificate of the chain must carry a pinned key (the key of a
 ///    pinned certificate, or one of ``pinnedPublicKeyHashes``). The chain is the validated
-///    path when rule 4 ran: leaf to the store's root, or, when the store holds no root above
-///    it, to the first certificate of the store it reaches; the certificates as sent when
+///    path when rule 4 ran: leaf to the store's root, or, when no valid path reaches a root
+///    of the store, to the first certificate of the store it reaches; the certificates as sent when
 ///    ``allowInvalidCertificates``. The name is checked only by rule 4.
 ///
 /// - Warning: Pinning a shared public root or intermediate proves only that the server's

@@ -196,9 +196,9 @@ extension SessionTask: ExchangeDelegate {
             failure = failure.attaching(resumeData: decidedFailure.downloadTaskResumeData)
         case .send(let next, let isRedirect) where Self.onlyTheDroppedBodyFailed(error):
             // A redirect or a challenge's answer was decided at the head: a 3xx or 401 body the
-            // server ended early, or that does not decode, concerns only the body being dropped,
-            // and the next request goes, as curl's. A reset, broken framing, a timeout or a
-            // cancel still end the task (curl: 56, 28).
+            // server ended before its Content-Length, or that does not decode, concerns only the
+            // body being dropped, and the next request goes, as curl's. A reset, broken or cut
+            // chunking, a timeout or a cancel still end the task (curl: 56, 18, 28).
             return followUpExchangeEnded(.send(next, isRedirect: isRedirect), metrics: metrics)
         case .asking, .send, nil:
             break
@@ -209,10 +209,12 @@ extension SessionTask: ExchangeDelegate {
     // MARK: - Helpers
 
     /// Whether `error` is only about the body of a response the task drops: the server
-    /// closed before its announced end, or it does not decode.
+    /// closed before the end its Content-Length announced, or the body does not decode. (curl
+    /// 7.88 follows then, but not after a chunked body the close cut: 18.)
     private static func onlyTheDroppedBodyFailed(_ error: EngineError) -> Bool {
         switch error.kind {
-        case .partialBody, .decoding: true
+        case .partialBody(_, let expected): expected != nil
+        case .decoding: true
         default: false
         }
     }

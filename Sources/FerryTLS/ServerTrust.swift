@@ -137,12 +137,15 @@ public struct ServerTrust: Sendable {
             return ChainVerification(failure: failure, builtChain: nil)
         }
         guard let anchors else {
+            let mayReachARoot = store.holdsSelfSignedCertificate
             return store.withStore { store in
                 // The path up to a self-signed root of the store when there is one (what
                 // public-key pins are looked for on); else any certificate of the store may end
                 // it, as curl's CA file (a store holding an intermediate, or the leaf itself).
-                let complete = ChainVerifier.verify(chain, store: store, policy: policy, partialChain: false)
-                guard complete.failure != nil else { return complete }
+                if mayReachARoot {
+                    let complete = ChainVerifier.verify(chain, store: store, policy: policy, partialChain: false)
+                    guard complete.failure != nil else { return complete }
+                }
                 return ChainVerifier.verify(chain, store: store, policy: policy, partialChain: true)
             }
         }

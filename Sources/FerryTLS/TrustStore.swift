@@ -92,7 +92,12 @@ public final class TrustStore: @unchecked Sendable {
     private init(store: OpaquePointer?, customCertificates: [Certificate]?) {
         self.store = store
         self.customCertificates = customCertificates
+        holdsSelfSignedCertificate = customCertificates?.contains { $0.isSelfSigned } ?? true
     }
+
+    /// Whether a path may end at a self-signed root of this store (always assumed of the
+    /// system's): when not, only a partial chain can be trusted, and is looked for at once.
+    let holdsSelfSignedCertificate: Bool
 
     deinit {
         if let store { X509_STORE_free(store) }
